@@ -1,0 +1,836 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * btf_encoder_single - one encoder, fed in CU order, producing pahole 1.30's
+ * pre-dedup type stream; then libbpf's btf__dedup and the raw write.
+ *
+ * Why the stream must match: btf__dedup keeps the first occurrence of every
+ * equivalence class and rebuilds the string section in order of first
+ * reference, so equal output bytes need the same types in the same order,
+ * not just the same set. The stream is:
+ *
+ *   for every CU, in .debug_info order:
+ *     1. one BTF type per type-table entry, at id type_id_off + index
+ *        (checked: a drift is an error);
+ *     2. the array index type "int" (signed, 4 bytes) once, if no CU so far
+ *        had a base type named "int" and this one has arrays;
+ *     3. the decl tags of its structs, unions and typedefs;
+ *     4. (its functions are saved; their parameter names enter the string
+ *        section now, which fixes the string order: see func_save)
+ *     5. its per-CPU VARs, each followed by its decl tags.
+ *   then the saved functions: all instances sorted by ELF function (glibc's
+ *   merge sort, so CU order is kept among equals), one FUNC_PROTO + FUNC +
+ *   decl tags per group, groups with an inconsistent prototype or
+ *   unexpected register use dropped under consistent_func;
+ *   then one DATASEC per section with VARs, in section order.
+ *
+ * Functions are matched to ELF symbols here, on the collector, because a
+ * prefix match records its DWARF name as the symbol's alias and the first
+ * CU to do so wins: an order-dependent write that must happen in CU order.
+ */
+#include <bpf/btf.h>
+#include <dwarf.h>
+#include <elf.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <libgen.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "btf_encoder_single.h"
+#include "btf_features.h"
+#include "d2b_util.h"
+#include "dwarf_loader.h"
+#include "elf_symtab.h"
+#include "msort.h"
+
+struct saved_param {
+	const char *name;
+	uint32_t type;
+};
+
+struct func_state {
+	struct elf_function *elf;
+	uint32_t ret_type;
+	uint32_t first_param, nr_params; /* into enc->params */
+	uint32_t first_annot, nr_annots; /* into enc->annots */
+	bool unexpected_reg;
+};
+
+struct secinfo {
+	uint32_t type;
+	uint32_t offset;
+	uint32_t size;
+};
+
+struct sec_vars {
+	struct secinfo *recs;
+	uint32_t nr, cap;
+};
+
+struct btf_encoder {
+	const struct d2b_conf *conf;
+	struct elf_symtab *es;
+	const char *path;
+	struct btf *btf;
+	bool has_index_type;
+	bool need_index_type;
+	uint32_t array_index_id;
+
+	struct func_state *funcs;
+	uint32_t nr_funcs, cap_funcs;
+	struct saved_param *params;
+	uint32_t nr_params, cap_params;
+	struct cu_annot *annots;
+	uint32_t nr_annots, cap_annots;
+
+	struct sec_vars *secs; /* per ELF section index */
+	struct btf_encoder_stats stats;
+};
+
+struct btf_encoder *btf_encoder__new(const struct d2b_conf *conf, struct elf_symtab *es,
+				     const char *path, int *err)
+{
+	struct btf_encoder *enc = calloc(1, sizeof(*enc));
+
+	if (!enc) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	enc->conf = conf;
+	enc->es = es;
+	enc->path = path;
+	enc->btf = btf__new_empty();
+	enc->secs = calloc(elf_symtab__nr_sections(es) + 1, sizeof(*enc->secs));
+	if (!enc->btf || !enc->secs) {
+		*err = -ENOMEM;
+		btf_encoder__free(enc);
+		return NULL;
+	}
+	btf__set_endianness(enc->btf, elf_symtab__big_endian(es) ? BTF_BIG_ENDIAN
+								 : BTF_LITTLE_ENDIAN);
+	return enc;
+}
+
+void btf_encoder__free(struct btf_encoder *enc)
+{
+	size_t i;
+
+	if (!enc)
+		return;
+	btf__free(enc->btf);
+	if (enc->secs)
+		for (i = 0; i <= elf_symtab__nr_sections(enc->es); i++)
+			free(enc->secs[i].recs);
+	free(enc->secs);
+	free(enc->funcs);
+	free(enc->params);
+	free(enc->annots);
+	free(enc);
+}
+
+/* ---------------------------------------------------------------------- */
+/* types                                                                  */
+
+static uint32_t global_id(uint32_t type_id_off, uint32_t idx)
+{
+	return idx ? type_id_off + idx : 0;
+}
+
+static int encode_base_type(struct btf_encoder *enc, const struct cu_type *t)
+{
+	const char *name = t->name;
+	uint64_t size = t->size;
+	int encoding = 0;
+
+	if (t->encoding == DW_ATE_signed || t->encoding == DW_ATE_signed_char)
+		encoding = BTF_INT_SIGNED;
+	else if (t->encoding == DW_ATE_boolean)
+		encoding = BTF_INT_BOOL;
+	else if (t->encoding == DW_ATE_float && enc->conf->gen_floats)
+		return btf__add_float(enc->btf, name, size);
+
+	/* DWARF 5 DW_ATE_unsigned_24 and friends: BTF has no use for them */
+	if (!size || (size & (size - 1)) || size > 16) {
+		name = "__SANITIZED_FAKE_INT__";
+		size = 4;
+	}
+	return btf__add_int(enc->btf, name, size, encoding);
+}
+
+static int encode_enum(struct btf_encoder *enc, const struct cu *cu, const struct cu_type *t)
+{
+	uint64_t size = t->size ? t->size : 4;
+	bool is_enum32 = size <= 4 || enc->conf->skip_enum64;
+	uint32_t i;
+	int id, err;
+
+	if (t->flags & CU_TYPE_DECLARATION)
+		return btf__add_enum(enc->btf, t->name, 4);
+	if (is_enum32)
+		id = btf__add_enum(enc->btf, t->name, size);
+	else
+		id = btf__add_enum64(enc->btf, t->name, size, t->flags & CU_TYPE_SIGNED_ENUM);
+	if (id < 0)
+		return id;
+	for (i = 0; i < t->nr; i++) {
+		const struct cu_enumerator *e = &cu->enumerators[t->first + i];
+
+		if (!is_enum32)
+			err = btf__add_enum64_value(enc->btf, e->name, e->value);
+		else if (enc->conf->skip_enum64)
+			err = btf__add_enum_value(enc->btf, e->name, (uint32_t)e->value);
+		else
+			err = btf__add_enum_value(enc->btf, e->name, (int64_t)e->value);
+		if (err)
+			return err;
+	}
+	return id;
+}
+
+static int encode_struct(struct btf_encoder *enc, const struct cu *cu, const struct cu_type *t,
+			 uint32_t type_id_off)
+{
+	bool is_union = t->tag == DW_TAG_union_type;
+	uint32_t i;
+	int id, err;
+
+	if (t->flags & CU_TYPE_DECLARATION)
+		return btf__add_fwd(enc->btf, t->name, is_union ? BTF_FWD_UNION : BTF_FWD_STRUCT);
+	id = is_union ? btf__add_union(enc->btf, t->name, t->size)
+		      : btf__add_struct(enc->btf, t->name, t->size);
+	if (id < 0)
+		return id;
+	for (i = 0; i < t->nr; i++) {
+		const struct cu_member *m = &cu->members[t->first + i];
+
+		err = btf__add_field(enc->btf, m->name, global_id(type_id_off, m->type),
+				     m->bit_offset, m->bitfield_size);
+		if (err)
+			return err;
+	}
+	return id;
+}
+
+static int encode_func_proto(struct btf_encoder *enc, const struct cu *cu, const struct cu_type *t,
+			     uint32_t type_id_off)
+{
+	uint32_t i;
+	int id, err;
+
+	id = btf__add_func_proto(enc->btf, global_id(type_id_off, t->type));
+	if (id < 0)
+		return id;
+	for (i = 0; i < t->nr; i++) {
+		const struct cu_param *p = &cu->params[t->first + i];
+
+		err = btf__add_func_param(enc->btf, p->vararg ? NULL : p->name,
+					  p->vararg ? 0 : global_id(type_id_off, p->type));
+		if (err)
+			return err;
+	}
+	return id;
+}
+
+static int encode_type(struct btf_encoder *enc, const struct cu *cu, const struct cu_type *t,
+		       uint32_t type_id_off)
+{
+	uint32_t ref = global_id(type_id_off, t->type);
+
+	switch (t->tag) {
+	case DW_TAG_base_type:
+		return encode_base_type(enc, t);
+	case DW_TAG_pointer_type:
+		return btf__add_ptr(enc->btf, ref);
+	case DW_TAG_const_type:
+		return btf__add_const(enc->btf, ref);
+	case DW_TAG_volatile_type:
+		return btf__add_volatile(enc->btf, ref);
+	case DW_TAG_restrict_type:
+		return btf__add_restrict(enc->btf, ref);
+	case DW_TAG_typedef:
+		return btf__add_typedef(enc->btf, t->name, ref);
+	case D2B_TAG_TYPE_TAG:
+		return btf__add_type_tag(enc->btf, t->name, ref);
+	case DW_TAG_array_type:
+		if (!enc->has_index_type)
+			enc->need_index_type = true;
+		return btf__add_array(enc->btf, enc->array_index_id, ref, (uint32_t)t->size);
+	case DW_TAG_subroutine_type:
+		return encode_func_proto(enc, cu, t, type_id_off);
+	case DW_TAG_enumeration_type:
+		return encode_enum(enc, cu, t);
+	case DW_TAG_structure_type:
+	case DW_TAG_class_type:
+	case DW_TAG_union_type:
+	case DW_TAG_interface_type:
+		return encode_struct(enc, cu, t, type_id_off);
+	default:
+		pr_warn("%s: CU %#" PRIx64 ": DIE %#" PRIx64 ": unsupported DW_TAG %#x\n",
+			enc->path, cu->off, t->die_off, t->tag);
+		return -ENOTSUP;
+	}
+}
+
+static int encode_types(struct btf_encoder *enc, const struct cu *cu, uint32_t type_id_off)
+{
+	uint32_t i;
+
+	for (i = 1; i < cu->nr_types; i++) {
+		const struct cu_type *t = &cu->types[i];
+		int id = encode_type(enc, cu, t, type_id_off);
+
+		if (id == -ENOTSUP)
+			return id;
+		if (id < 0) {
+			pr_warn("%s: CU %#" PRIx64 ": DIE %#" PRIx64 ": cannot encode %s: %s\n",
+				enc->path, cu->off, t->die_off, t->name ? t->name : "(anon)",
+				strerror(-id));
+			return id;
+		}
+		if ((uint32_t)id != type_id_off + i) {
+			pr_warn("%s: CU %#" PRIx64 ": DIE %#" PRIx64 ": BTF id %d, expected %u\n",
+				enc->path, cu->off, t->die_off, id, type_id_off + i);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+static int encode_type_decl_tags(struct btf_encoder *enc, const struct cu *cu,
+				 uint32_t type_id_off)
+{
+	uint32_t i, a;
+	int err;
+
+	for (i = 1; i < cu->nr_types; i++) {
+		const struct cu_type *t = &cu->types[i];
+
+		for (a = 0; a < t->nr_annots; a++) {
+			const struct cu_annot *an = &cu->annots[t->annot_first + a];
+
+			err = btf__add_decl_tag(enc->btf, an->value, type_id_off + i,
+						an->component_idx);
+			if (err < 0)
+				return err;
+		}
+	}
+	return 0;
+}
+
+/* ---------------------------------------------------------------------- */
+/* variables                                                              */
+
+static bool btf_name_valid(const char *p)
+{
+	const char *start = p;
+
+	if (!p || !(*p == '_' || *p == '.' || (*p >= 'a' && *p <= 'z') ||
+		    (*p >= 'A' && *p <= 'Z')))
+		return false;
+	for (p++; *p; p++)
+		if (!(*p == '_' || *p == '.' || (*p >= 'a' && *p <= 'z') ||
+		      (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9')))
+			return false;
+	return p - start <= 128;
+}
+
+static bool var_name_filtered(const char *name)
+{
+	static const char *const prefixes[] = {
+		"__UNIQUE_ID", "__tpstrtab_", "__exitcall_", "__gendwarfksyms_ptr_",
+		"__func_stack_frame_non_standard_",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
+		if (!strncmp(name, prefixes[i], strlen(prefixes[i])))
+			return true;
+	return false;
+}
+
+static int sec_add_var(struct btf_encoder *enc, int shndx, uint32_t type, uint32_t offset,
+		       uint32_t size)
+{
+	struct sec_vars *s = &enc->secs[shndx];
+
+	if (d2b_grow(&s->recs, &s->cap, s->nr + 1, sizeof(*s->recs)))
+		return -ENOMEM;
+	s->recs[s->nr++] = (struct secinfo){ type, offset, size };
+	return 0;
+}
+
+static int encode_var(struct btf_encoder *enc, const struct cu *cu, const struct cu_var *v,
+		      uint32_t type_id_off)
+{
+	const struct elf_section *sec;
+	uint64_t offset;
+	uint32_t a;
+	int shndx, id, err;
+
+	if (v->declaration || v->artificial || !v->has_addr)
+		return 0;
+	shndx = elf_symtab__section_of(enc->es, v->addr);
+	if (shndx < 0)
+		return 0;
+	sec = elf_symtab__section(enc->es, shndx);
+	if (!sec->include)
+		return 0;
+	offset = v->addr - sec->addr;
+	if (v->name && var_name_filtered(v->name))
+		return 0;
+	if (!offset && (!v->name || !elf_symtab__has_object(enc->es, v->name, shndx)))
+		return 0;
+	if (!btf_name_valid(v->name) || !v->type) {
+		if (enc->conf->encode_force)
+			return 0;
+		pr_warn("%s: CU %#" PRIx64 ": DIE %#" PRIx64
+			": variable '%s' has an invalid name or void type (use encode_force)\n",
+			enc->path, cu->off, v->die_off, v->name ? v->name : "");
+		return -EINVAL;
+	}
+	if (!v->size || v->size > UINT32_MAX || offset > UINT32_MAX)
+		return 0;
+	id = btf__add_var(enc->btf, v->name,
+			  v->external ? BTF_VAR_GLOBAL_ALLOCATED : BTF_VAR_STATIC,
+			  type_id_off + v->type);
+	if (id < 0)
+		return id;
+	enc->stats.nr_vars++;
+	for (a = 0; a < v->nr_annots; a++) {
+		const struct cu_annot *an = &cu->annots[v->annot_first + a];
+
+		err = btf__add_decl_tag(enc->btf, an->value, id, -1);
+		if (err < 0)
+			return err;
+	}
+	return sec_add_var(enc, shndx, id, (uint32_t)offset, (uint32_t)v->size);
+}
+
+/* ---------------------------------------------------------------------- */
+/* functions                                                              */
+
+static struct elf_function *func_match(struct btf_encoder *enc, const struct cu_func *fn)
+{
+	struct elf_function *elf;
+
+	elf = elf_symtab__find_function(enc->es, fn->name, 0);
+	if (elf || !enc->conf->gen_optimized || !elf_symtab__has_suffixes(enc->es))
+		return elf;
+	elf = elf_symtab__find_function(enc->es, fn->name, strlen(fn->name));
+	if (elf && !elf->alias)
+		elf->alias = strdup(fn->name);
+	return elf;
+}
+
+static bool func_has_arg_names(const struct cu *cu, const struct cu_func *fn)
+{
+	uint32_t i;
+
+	for (i = 0; i < fn->nr_params; i++) {
+		const struct cu_param *p = &cu->params[fn->first_param + i];
+
+		if (!p->vararg && !p->name)
+			return false;
+	}
+	return true;
+}
+
+static int func_save(struct btf_encoder *enc, const struct cu *cu, const struct cu_func *fn,
+		     struct elf_function *elf, uint32_t type_id_off)
+{
+	struct func_state *st;
+	uint32_t i;
+
+	if (d2b_grow(&enc->funcs, &enc->cap_funcs, enc->nr_funcs + 1, sizeof(*enc->funcs)) ||
+	    d2b_grow(&enc->params, &enc->cap_params, (uint64_t)enc->nr_params + fn->nr_params,
+		     sizeof(*enc->params)) ||
+	    d2b_grow(&enc->annots, &enc->cap_annots, (uint64_t)enc->nr_annots + fn->nr_annots,
+		     sizeof(*enc->annots)))
+		return -ENOMEM;
+	st = &enc->funcs[enc->nr_funcs++];
+	*st = (struct func_state){
+		.elf = elf,
+		.ret_type = global_id(type_id_off, fn->ret_type),
+		.first_param = enc->nr_params,
+		.nr_params = fn->nr_params,
+		.first_annot = enc->nr_annots,
+		.nr_annots = fn->nr_annots,
+		.unexpected_reg = fn->unexpected_reg,
+	};
+	for (i = 0; i < fn->nr_params; i++) {
+		const struct cu_param *p = &cu->params[fn->first_param + i];
+		int err;
+
+		/*
+		 * pahole adds the parameter names to the string section now:
+		 * libbpf keeps a from-scratch BTF's strings in insertion order
+		 * through dedup, so this fixes where they land in the output.
+		 */
+		if (!p->vararg) {
+			err = btf__add_str(enc->btf, p->name);
+			if (err < 0)
+				return err;
+		}
+		enc->params[enc->nr_params++] = (struct saved_param){
+			.name = p->vararg ? NULL : p->name,
+			.type = p->vararg ? 0 : global_id(type_id_off, p->type),
+		};
+	}
+	/* then, likewise, the decl tag values */
+	for (i = 0; i < fn->nr_annots; i++) {
+		int err = btf__add_str(enc->btf, cu->annots[fn->annot_first + i].value);
+
+		if (err < 0)
+			return err;
+		enc->annots[enc->nr_annots++] = cu->annots[fn->annot_first + i];
+	}
+	return 0;
+}
+
+static int save_funcs(struct btf_encoder *enc, const struct cu *cu, uint32_t type_id_off)
+{
+	bool have_syms = elf_symtab__nr_functions(enc->es) > 0;
+	uint32_t i;
+	int err;
+
+	for (i = 0; i < cu->nr_funcs; i++) {
+		const struct cu_func *fn = &cu->funcs[i];
+		struct elf_function *elf;
+
+		if (fn->declaration || !fn->name || !func_has_arg_names(cu, fn) || !have_syms)
+			continue;
+		elf = func_match(enc, fn);
+		if (!elf)
+			continue;
+		err = func_save(enc, cu, fn, elf, type_id_off);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+int btf_encoder__encode_cu(struct btf_encoder *enc, const struct cu *cu)
+{
+	uint32_t type_id_off = btf__type_cnt(enc->btf) - 1, i;
+	int err;
+
+	enc->stats.nr_cus++;
+	if (cu->excluded)
+		return 0;
+	if (!enc->has_index_type) {
+		if (cu->int_type) {
+			enc->has_index_type = true;
+			enc->array_index_id = type_id_off + cu->int_type;
+		} else {
+			enc->array_index_id = type_id_off + cu->nr_types;
+		}
+	}
+	err = encode_types(enc, cu, type_id_off);
+	if (err)
+		return err;
+	if (!enc->has_index_type && enc->need_index_type) {
+		err = btf__add_int(enc->btf, "int", 4, BTF_INT_SIGNED);
+		if (err < 0)
+			return err;
+		enc->has_index_type = true;
+	}
+	err = encode_type_decl_tags(enc, cu, type_id_off);
+	if (err)
+		goto out_err;
+	err = save_funcs(enc, cu, type_id_off);
+	if (err)
+		goto out_err;
+	for (i = 0; i < cu->nr_vars; i++) {
+		err = encode_var(enc, cu, &cu->vars[i], type_id_off);
+		if (err == -EINVAL)
+			return err;
+		if (err)
+			goto out_err;
+	}
+	return 0;
+
+out_err:
+	pr_warn("%s: CU %#" PRIx64 ": cannot encode: %s\n", enc->path, cu->off, strerror(-err));
+	return err;
+}
+
+/* ---------------------------------------------------------------------- */
+/* finishing                                                              */
+
+static const struct btf_type *skip_const(const struct btf *btf, uint32_t *id)
+{
+	const struct btf_type *t = btf__type_by_id(btf, *id);
+
+	while (t && btf_is_const(t)) {
+		*id = t->type;
+		t = btf__type_by_id(btf, *id);
+	}
+	return t;
+}
+
+static int match_kind(const struct btf_type *t)
+{
+	if (btf_is_fwd(t))
+		return btf_kflag(t) ? BTF_KIND_UNION : BTF_KIND_STRUCT;
+	return btf_kind(t);
+}
+
+static bool names_equal(const struct btf *btf, const struct btf_type *a, const struct btf_type *b)
+{
+	return !strcmp(btf__name_by_offset(btf, a->name_off), btf__name_by_offset(btf, b->name_off));
+}
+
+/* pahole 1.30's types__match, including its FUNC_PROTO quirk */
+static bool types_match(const struct btf *btf, uint32_t a, uint32_t b)
+{
+	int depth;
+
+	for (depth = 0; depth < 256; depth++) {
+		const struct btf_type *ta = skip_const(btf, &a), *tb = skip_const(btf, &b);
+
+		if (!ta || !tb || match_kind(ta) != match_kind(tb))
+			return false;
+		switch (match_kind(ta)) {
+		case BTF_KIND_UNKN:
+			return true;
+		case BTF_KIND_INT:
+			return ta->size == tb->size && *(const uint32_t *)(ta + 1) ==
+				*(const uint32_t *)(tb + 1) && names_equal(btf, ta, tb);
+		case BTF_KIND_FLOAT:
+			return ta->size == tb->size && names_equal(btf, ta, tb);
+		case BTF_KIND_TYPEDEF:
+		case BTF_KIND_STRUCT:
+		case BTF_KIND_UNION:
+		case BTF_KIND_ENUM:
+		case BTF_KIND_ENUM64:
+			return names_equal(btf, ta, tb);
+		case BTF_KIND_PTR:
+		case BTF_KIND_VOLATILE:
+		case BTF_KIND_RESTRICT:
+		case BTF_KIND_TYPE_TAG:
+			a = ta->type;
+			b = tb->type;
+			continue;
+		case BTF_KIND_ARRAY:
+			if (btf_array(ta)->nelems != btf_array(tb)->nelems)
+				return false;
+			a = btf_array(ta)->type;
+			b = btf_array(tb)->type;
+			continue;
+		case BTF_KIND_FUNC_PROTO:
+			/* v1.30 compares the return types in place of the parameters */
+			if (btf_vlen(ta) != btf_vlen(tb))
+				return false;
+			a = ta->type;
+			b = tb->type;
+			continue;
+		default:
+			return false;
+		}
+	}
+	return false;
+}
+
+static bool funcs_match(const struct btf_encoder *enc, const struct func_state *a,
+			const struct func_state *b)
+{
+	uint32_t i;
+
+	if (a->nr_params != b->nr_params || !types_match(enc->btf, a->ret_type, b->ret_type))
+		return false;
+	for (i = 0; i < a->nr_params; i++)
+		if (!types_match(enc->btf, enc->params[a->first_param + i].type,
+				 enc->params[b->first_param + i].type))
+			return false;
+	return true;
+}
+
+static int saved_funcs_cmp(const void *a, const void *b)
+{
+	const struct func_state *fa = a, *fb = b;
+
+	return elf_function__cmp(fa->elf, fb->elf);
+}
+
+static int emit_func(struct btf_encoder *enc, const struct func_state *st)
+{
+	const char *name = st->elf->alias ? st->elf->alias : st->elf->name;
+	uint32_t i;
+	int proto, id, err;
+
+	proto = btf__add_func_proto(enc->btf, st->ret_type);
+	if (proto < 0)
+		return proto;
+	for (i = 0; i < st->nr_params; i++) {
+		const struct saved_param *p = &enc->params[st->first_param + i];
+
+		err = btf__add_func_param(enc->btf, p->name, p->type);
+		if (err)
+			return err;
+	}
+	id = btf__add_func(enc->btf, name, BTF_FUNC_STATIC, proto);
+	if (id < 0)
+		return id;
+	enc->stats.nr_funcs++;
+	for (i = 0; i < st->nr_annots; i++) {
+		const struct cu_annot *an = &enc->annots[st->first_annot + i];
+
+		err = btf__add_decl_tag(enc->btf, an->value, id, an->component_idx);
+		if (err < 0)
+			return err;
+	}
+	return 0;
+}
+
+static int emit_saved_funcs(struct btf_encoder *enc)
+{
+	uint32_t i, j;
+	int err;
+
+	enc->stats.nr_funcs_saved = enc->nr_funcs;
+	err = msort(enc->funcs, enc->nr_funcs, sizeof(*enc->funcs), saved_funcs_cmp);
+	if (err)
+		return err;
+	for (i = 0; i < enc->nr_funcs; i = j) {
+		const struct func_state *first = &enc->funcs[i];
+		bool unexpected = first->unexpected_reg, inconsistent = false;
+
+		for (j = i + 1; j < enc->nr_funcs && !saved_funcs_cmp(first, &enc->funcs[j]); j++) {
+			unexpected |= enc->funcs[j].unexpected_reg;
+			if (!inconsistent && !funcs_match(enc, first, &enc->funcs[j]))
+				inconsistent = true;
+		}
+		if (enc->conf->skip_inconsistent_proto && (unexpected || inconsistent))
+			continue;
+		err = emit_func(enc, first);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static int secinfo_cmp(const void *a, const void *b)
+{
+	const struct secinfo *sa = a, *sb = b;
+
+	return sa->offset < sb->offset ? -1 : sa->offset > sb->offset;
+}
+
+static int emit_datasecs(struct btf_encoder *enc)
+{
+	size_t shndx, n = elf_symtab__nr_sections(enc->es);
+	uint32_t i;
+	int id, err;
+
+	for (shndx = 0; shndx < n; shndx++) {
+		struct sec_vars *s = &enc->secs[shndx];
+		const struct secinfo *last;
+
+		if (!s->nr)
+			continue;
+		err = msort(s->recs, s->nr, sizeof(*s->recs), secinfo_cmp);
+		if (err)
+			return err;
+		last = &s->recs[s->nr - 1];
+		id = btf__add_datasec(enc->btf, elf_symtab__section(enc->es, shndx)->name,
+				      last->offset + last->size);
+		if (id < 0)
+			return id;
+		for (i = 0; i < s->nr; i++) {
+			err = btf__add_datasec_var_info(enc->btf, s->recs[i].type, s->recs[i].offset,
+							s->recs[i].size);
+			if (err)
+				return err;
+		}
+	}
+	return 0;
+}
+
+int btf_encoder__finish(struct btf_encoder *enc)
+{
+	int err;
+
+	err = emit_saved_funcs(enc);
+	if (!err)
+		err = emit_datasecs(enc);
+	if (err) {
+		pr_warn("%s: cannot encode functions and sections: %s\n", enc->path, strerror(-err));
+		return err;
+	}
+	enc->stats.nr_types_pre_dedup = btf__type_cnt(enc->btf);
+	if (btf__type_cnt(enc->btf) == 1)
+		return 1;
+	err = btf__dedup(enc->btf, NULL);
+	if (err) {
+		pr_warn("%s: BTF deduplication failed: %s\n", enc->path, strerror(-err));
+		return err;
+	}
+	enc->stats.nr_types = btf__type_cnt(enc->btf);
+	return 0;
+}
+
+/* the process umask; only called from the single collector thread */
+static mode_t umask_read(void)
+{
+	mode_t m = umask(0);
+
+	umask(m);
+	return m;
+}
+
+int btf_encoder__write_raw(struct btf_encoder *enc, const char *path)
+{
+	const void *data;
+	uint32_t size;
+	char *tmp, *dir_copy;
+	int fd, err = 0;
+	ssize_t n;
+	size_t done = 0;
+
+	data = btf__raw_data(enc->btf, &size);
+	if (!data)
+		return -ENOMEM;
+	dir_copy = strdup(path);
+	if (!dir_copy || asprintf(&tmp, "%s/.%s.XXXXXX", dirname(dir_copy),
+				  strrchr(path, '/') ? strrchr(path, '/') + 1 : path) < 0) {
+		free(dir_copy);
+		return -ENOMEM;
+	}
+	free(dir_copy);
+	fd = mkstemp(tmp);
+	if (fd < 0) {
+		err = -errno;
+		pr_warn("%s: cannot create a temporary file next to it: %s\n", path, strerror(errno));
+		free(tmp);
+		return err;
+	}
+	while (done < size) {
+		n = write(fd, (const char *)data + done, size - done);
+		if (n < 0) {
+			err = -errno;
+			break;
+		}
+		done += (size_t)n;
+	}
+	/* pahole creates its output with mode 0640 (less the umask) */
+	if (!err && fchmod(fd, 0640 & ~umask_read()) < 0)
+		err = -errno;
+	if (close(fd) < 0 && !err)
+		err = -errno;
+	if (!err && rename(tmp, path) < 0)
+		err = -errno;
+	if (err) {
+		pr_warn("%s: cannot write: %s\n", path, strerror(-err));
+		unlink(tmp);
+	}
+	free(tmp);
+	return err;
+}
+
+void btf_encoder__stats(const struct btf_encoder *enc, struct btf_encoder_stats *stats)
+{
+	*stats = enc->stats;
+}

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * btf_encoder_single - the one BTF encoder.
+ *
+ * Exactly one thread (the collector) owns a struct btf_encoder and calls
+ * btf_encoder__encode_cu() for every unit in id order, then
+ * btf_encoder__finish() and btf_encoder__write_raw(). No function here is
+ * thread-safe; none needs to be.
+ */
+#ifndef BTF_ENCODER_SINGLE_H
+#define BTF_ENCODER_SINGLE_H
+
+#include <stdint.h>
+
+struct btf_encoder;
+struct cu;
+struct d2b_conf;
+struct elf_symtab;
+
+struct btf_encoder_stats {
+	uint32_t nr_cus;
+	uint32_t nr_funcs_saved;
+	uint32_t nr_funcs;
+	uint32_t nr_vars;
+	uint32_t nr_types_pre_dedup; /* including void */
+	uint32_t nr_types;	     /* after dedup, including void */
+};
+
+/* @path names the input in messages. Returns NULL with *@err = -errno. */
+struct btf_encoder *btf_encoder__new(const struct d2b_conf *conf, struct elf_symtab *es,
+				     const char *path, int *err);
+void btf_encoder__free(struct btf_encoder *enc);
+
+/* Append @cu's types, decl tags and VARs; save its functions. 0 or -errno. */
+int btf_encoder__encode_cu(struct btf_encoder *enc, const struct cu *cu);
+/* Emit the saved functions and the DATASECs, then dedup. 0, 1 if the BTF
+ * holds nothing but void (nothing to write), or -errno. */
+int btf_encoder__finish(struct btf_encoder *enc);
+/* Write raw BTF atomically: a temporary file in the same directory, then
+ * rename(2). On error nothing is left behind. 0 or -errno. */
+int btf_encoder__write_raw(struct btf_encoder *enc, const char *path);
+
+void btf_encoder__stats(const struct btf_encoder *enc, struct btf_encoder_stats *stats);
+
+#endif /* BTF_ENCODER_SINGLE_H */

@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * btf_features - pahole's --btf_features semantics.
+ *
+ * The first --btf_features resets every feature-driven setting to "off"
+ * (cancelling earlier --skip_* / --btf_gen_* flags); later ones only add.
+ * "default" turns on every standard feature; a leading "+" means default plus
+ * the list. Unknown names are ignored (reported with -V) unless
+ * --btf_features_strict. The table order is the order
+ * --supported_btf_features prints.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "btf_features.h"
+
+struct btf_feature {
+	const char *name;
+	size_t offset;	  /* of the bool in struct d2b_conf */
+	bool on_value;	  /* value that means "feature on" */
+	bool is_default;  /* part of "default" */
+	bool supported;	  /* false where Debian 12's libbpf lacks it */
+};
+
+#define FEATURE(n, field, on, def, sup) \
+	{ n, __builtin_offsetof(struct d2b_conf, field), on, def, sup }
+
+/*
+ * distilled_base needs btf__distill_base (libbpf 1.5) and attributes needs
+ * btf__add_type_attr (libbpf 1.6): Debian 12 ships libbpf 1.1, so, as pahole
+ * does when its libbpf lacks a feature, they are neither listed nor enabled.
+ */
+static const struct btf_feature btf_features[] = {
+	FEATURE("encode_force", encode_force, true, true, true),
+	FEATURE("var", skip_vars, false, true, true),
+	FEATURE("float", gen_floats, true, true, true),
+	FEATURE("decl_tag", skip_decl_tag, false, true, true),
+	FEATURE("type_tag", skip_type_tag, false, true, true),
+	FEATURE("enum64", skip_enum64, false, true, true),
+	FEATURE("optimized_func", gen_optimized, true, true, true),
+	FEATURE("consistent_func", skip_inconsistent_proto, true, true, true),
+	FEATURE("decl_tag_kfuncs", decl_tag_kfuncs, true, true, true),
+	FEATURE("reproducible_build", reproducible_build, true, false, true),
+	FEATURE("distilled_base", distilled_base, true, false, false),
+	FEATURE("global_var", global_var, true, false, true),
+	FEATURE("attributes", attributes, true, false, false),
+};
+
+#define NR_FEATURES (sizeof(btf_features) / sizeof(btf_features[0]))
+
+static bool *feature_field(struct d2b_conf *conf, const struct btf_feature *f)
+{
+	return (bool *)((char *)conf + f->offset);
+}
+
+void btf_features__defaults(struct d2b_conf *conf)
+{
+	conf->encode_force = false;
+	conf->skip_vars = false;
+	conf->gen_floats = false;
+	conf->skip_decl_tag = false;
+	conf->skip_type_tag = false;
+	conf->skip_enum64 = false;
+	conf->gen_optimized = false;
+	conf->skip_inconsistent_proto = false;
+	conf->decl_tag_kfuncs = false;
+	conf->reproducible_build = false;
+	conf->distilled_base = false;
+	conf->global_var = false;
+	conf->attributes = false;
+}
+
+static void features_reset(struct d2b_conf *conf)
+{
+	size_t i;
+
+	for (i = 0; i < NR_FEATURES; i++)
+		*feature_field(conf, &btf_features[i]) = !btf_features[i].on_value;
+}
+
+static void features_enable_default(struct d2b_conf *conf)
+{
+	size_t i;
+
+	for (i = 0; i < NR_FEATURES; i++)
+		if (btf_features[i].is_default && btf_features[i].supported)
+			*feature_field(conf, &btf_features[i]) = btf_features[i].on_value;
+}
+
+static int feature_enable(struct d2b_conf *conf, const char *name)
+{
+	size_t i;
+
+	if (!strcmp(name, "default")) {
+		features_enable_default(conf);
+		return 0;
+	}
+	for (i = 0; i < NR_FEATURES; i++) {
+		if (strcmp(name, btf_features[i].name))
+			continue;
+		if (btf_features[i].supported)
+			*feature_field(conf, &btf_features[i]) = btf_features[i].on_value;
+		else if (conf->verbose)
+			fprintf(stderr, "dwarf2btf: BTF feature '%s' needs a newer libbpf, ignored\n",
+				name);
+		return 0;
+	}
+	if (conf->features_strict) {
+		fprintf(stderr, "dwarf2btf: unknown BTF feature '%s'\n", name);
+		return -EINVAL;
+	}
+	if (conf->verbose)
+		fprintf(stderr, "dwarf2btf: ignoring unknown BTF feature '%s'\n", name);
+	return 0;
+}
+
+int btf_features__parse(struct d2b_conf *conf, const char *list)
+{
+	char *copy, *tok, *save = NULL;
+	int err = 0;
+
+	if (!conf->features_seen) {
+		features_reset(conf);
+		conf->features_seen = true;
+	}
+	if (list[0] == '+') {
+		features_enable_default(conf);
+		list++;
+	}
+	copy = strdup(list);
+	if (!copy)
+		return -ENOMEM;
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		err = feature_enable(conf, tok);
+		if (err)
+			break;
+	}
+	free(copy);
+	return err;
+}
+
+void btf_features__print_supported(void)
+{
+	const char *sep = "";
+	size_t i;
+
+	for (i = 0; i < NR_FEATURES; i++) {
+		if (!btf_features[i].supported)
+			continue;
+		printf("%s%s", sep, btf_features[i].name);
+		sep = ",";
+	}
+	printf("\n");
+}

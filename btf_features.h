@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * btf_features - the encoder configuration and pahole's --btf_features rules.
+ *
+ * struct d2b_conf holds every setting the command line can change. Settings
+ * driven by a BTF feature are listed in one table (btf_features.c) with the
+ * field they set, so --btf_features, --supported_btf_features and the legacy
+ * flags all go through the same code.
+ */
+#ifndef BTF_FEATURES_H
+#define BTF_FEATURES_H
+
+#include <stdbool.h>
+
+struct d2b_conf {
+	/* feature-driven settings (see btf_features.c) */
+	bool encode_force;
+	bool skip_vars;
+	bool gen_floats;
+	bool skip_decl_tag;
+	bool skip_type_tag;
+	bool skip_enum64;
+	bool gen_optimized;
+	bool skip_inconsistent_proto;
+	bool decl_tag_kfuncs;
+	bool reproducible_build; /* accepted, no effect: always reproducible */
+	bool distilled_base;
+	bool global_var;
+	bool attributes;
+
+	/* other settings */
+	bool features_seen; /* a --btf_features was parsed */
+	bool features_strict;
+	int verbose;
+	unsigned int nr_jobs; /* worker threads, >= 1 */
+	unsigned int window;  /* max units loaded, not yet encoded */
+	const char *lang_exclude; /* comma-separated, or NULL */
+	const char *detached;	  /* --btf_encode_detached path, or NULL */
+	const char *btf_base;
+};
+
+/* plain -J defaults: vars, decl/type tags and enum64 on, the rest off */
+void btf_features__defaults(struct d2b_conf *conf);
+/*
+ * Apply one --btf_features=@list. Returns 0, or -EINVAL for an unknown name
+ * when conf->features_strict (after printing it).
+ */
+int btf_features__parse(struct d2b_conf *conf, const char *list);
+/* print the supported feature names, comma-separated, in table order */
+void btf_features__print_supported(void);
+
+#endif /* BTF_FEATURES_H */

@@ -1,0 +1,328 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * dwarf2btf - encode an ELF file's DWARF as BTF, byte-identical to pahole
+ * 1.30 -J for the same flags, and identical for every -j.
+ *
+ * This file is the command line and the wiring: parse pahole-compatible
+ * options into struct d2b_conf, open the input (dwarf_loader, elf_symtab),
+ * run the ordered pipeline (dwarves_emit_ordered) whose collector feeds the
+ * one encoder (btf_encoder_single), finish, dedup and write. Errors are
+ * printed once where they happen, with file and CU/DIE context; here they
+ * only become the exit status.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "btf_encoder_single.h"
+#include "btf_features.h"
+#include "d2b_util.h"
+#include "dwarf_loader.h"
+#include "dwarves_emit_ordered.h"
+#include "elf_symtab.h"
+
+#define PAHOLE_COMPAT_VERSION "v1.30"
+#define PAHOLE_COMPAT_NUMERIC "130"
+
+enum {
+	OPT_DETACHED = 256,
+	OPT_FEATURES,
+	OPT_FEATURES_STRICT,
+	OPT_SUPPORTED,
+	OPT_GEN_FLOATS,
+	OPT_GEN_OPTIMIZED,
+	OPT_SKIP_INCONSISTENT,
+	OPT_SKIP_VARS,
+	OPT_SKIP_DECL_TAG,
+	OPT_SKIP_TYPE_TAG,
+	OPT_SKIP_ENUM64,
+	OPT_FORCE,
+	OPT_GEN_ALL,
+	OPT_LANG_EXCLUDE,
+	OPT_REPRODUCIBLE,
+	OPT_VERSION,
+	OPT_NUMERIC_VERSION,
+	OPT_BTF_BASE,
+};
+
+static const struct option long_options[] = {
+	{ "btf_encode", no_argument, NULL, 'J' },
+	{ "btf_encode_detached", required_argument, NULL, OPT_DETACHED },
+	{ "jobs", optional_argument, NULL, 'j' },
+	{ "btf_features", required_argument, NULL, OPT_FEATURES },
+	{ "btf_features_strict", required_argument, NULL, OPT_FEATURES_STRICT },
+	{ "supported_btf_features", no_argument, NULL, OPT_SUPPORTED },
+	{ "btf_gen_floats", no_argument, NULL, OPT_GEN_FLOATS },
+	{ "btf_gen_optimized", no_argument, NULL, OPT_GEN_OPTIMIZED },
+	{ "skip_encoding_btf_inconsistent_proto", no_argument, NULL, OPT_SKIP_INCONSISTENT },
+	{ "skip_encoding_btf_vars", no_argument, NULL, OPT_SKIP_VARS },
+	{ "skip_encoding_btf_decl_tag", no_argument, NULL, OPT_SKIP_DECL_TAG },
+	{ "skip_encoding_btf_type_tag", no_argument, NULL, OPT_SKIP_TYPE_TAG },
+	{ "skip_encoding_btf_enum64", no_argument, NULL, OPT_SKIP_ENUM64 },
+	{ "btf_encode_force", no_argument, NULL, OPT_FORCE },
+	{ "btf_gen_all", no_argument, NULL, OPT_GEN_ALL },
+	{ "lang_exclude", required_argument, NULL, OPT_LANG_EXCLUDE },
+	{ "reproducible_build", no_argument, NULL, OPT_REPRODUCIBLE },
+	{ "version", no_argument, NULL, OPT_VERSION },
+	{ "numeric_version", no_argument, NULL, OPT_NUMERIC_VERSION },
+	{ "btf_base", required_argument, NULL, OPT_BTF_BASE },
+	{ "verbose", no_argument, NULL, 'V' },
+	{ "help", no_argument, NULL, 'h' },
+	{},
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: dwarf2btf -J [OPTION...] FILE\n"
+		"Encode the DWARF of FILE as BTF, as pahole -J does (compatible with pahole %s).\n"
+		"\n"
+		"  -J, --btf_encode               encode BTF (into FILE: not supported yet)\n"
+		"      --btf_encode_detached=OUT  write raw BTF to OUT\n"
+		"  -j, --jobs[=N]                 N worker threads (bare: all CPUs; default 1)\n"
+		"      --btf_features=LIST        features: default, +LIST, or a list (see\n"
+		"                                 --supported_btf_features); unknown names ignored\n"
+		"      --btf_features_strict=LIST as --btf_features, unknown names are errors\n"
+		"      --supported_btf_features   print the supported features\n"
+		"      --btf_gen_floats           encode floating point types as FLOAT\n"
+		"      --btf_gen_optimized        match optimized (.isra, .constprop) symbols\n"
+		"      --skip_encoding_btf_inconsistent_proto  drop inconsistent functions\n"
+		"      --skip_encoding_btf_vars   no VARs / DATASECs\n"
+		"      --skip_encoding_btf_decl_tag  no decl tags\n"
+		"      --skip_encoding_btf_type_tag  no type tags\n"
+		"      --skip_encoding_btf_enum64 no ENUM64 (64-bit enums become 32-bit)\n"
+		"      --btf_encode_force         skip invalid variables instead of failing\n"
+		"      --btf_gen_all              accepted, no effect (as in pahole 1.27+)\n"
+		"      --lang_exclude=LIST        skip CUs in these languages (or\n"
+		"                                 $PAHOLE_LANG_EXCLUDE)\n"
+		"      --reproducible_build       accepted, no effect: output is always\n"
+		"                                 reproducible\n"
+		"      --btf_base=FILE            split BTF (not supported yet)\n"
+		"  -V, --verbose                  per-phase times and counts on stderr\n"
+		"      --version                  print the pahole version this matches\n"
+		"      --numeric_version          the same, as a number\n"
+		"  -h, --help                     this help\n",
+		PAHOLE_COMPAT_VERSION);
+}
+
+static unsigned int nr_cpus(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return n > 0 ? (unsigned int)n : 1;
+}
+
+static int parse_jobs(const char *arg, unsigned int *jobs)
+{
+	char *end;
+	unsigned long n;
+
+	if (!arg) {
+		*jobs = nr_cpus();
+		return 0;
+	}
+	n = strtoul(arg, &end, 10);
+	if (*end || end == arg || n > 1024) {
+		pr_warn("invalid -j value '%s'\n", arg);
+		return -EINVAL;
+	}
+	*jobs = n ? (unsigned int)n : nr_cpus();
+	return 0;
+}
+
+/* Returns 0 to run, 1 to exit successfully (version, help), -errno on error. */
+static int parse_args(int argc, char **argv, struct d2b_conf *conf, bool *encode)
+{
+	int c, err;
+
+	while ((c = getopt_long(argc, argv, "Jj::Vh", long_options, NULL)) != -1) {
+		err = 0;
+		switch (c) {
+		case 'J': *encode = true; break;
+		case OPT_DETACHED: *encode = true; conf->detached = optarg; break;
+		case 'j': err = parse_jobs(optarg, &conf->nr_jobs); break;
+		case OPT_FEATURES: err = btf_features__parse(conf, optarg); break;
+		case OPT_FEATURES_STRICT:
+			conf->features_strict = true;
+			err = btf_features__parse(conf, optarg);
+			break;
+		case OPT_SUPPORTED: btf_features__print_supported(); return 1;
+		case OPT_GEN_FLOATS: conf->gen_floats = true; break;
+		case OPT_GEN_OPTIMIZED: conf->gen_optimized = true; break;
+		case OPT_SKIP_INCONSISTENT: conf->skip_inconsistent_proto = true; break;
+		case OPT_SKIP_VARS: conf->skip_vars = true; break;
+		case OPT_SKIP_DECL_TAG: conf->skip_decl_tag = true; break;
+		case OPT_SKIP_TYPE_TAG: conf->skip_type_tag = true; break;
+		case OPT_SKIP_ENUM64: conf->skip_enum64 = true; break;
+		case OPT_FORCE: conf->encode_force = true; break;
+		case OPT_GEN_ALL: break;
+		case OPT_LANG_EXCLUDE: conf->lang_exclude = optarg; break;
+		case OPT_REPRODUCIBLE: conf->reproducible_build = true; break;
+		case OPT_VERSION: printf("%s\n", PAHOLE_COMPAT_VERSION); return 1;
+		case OPT_NUMERIC_VERSION: printf("%s\n", PAHOLE_COMPAT_NUMERIC); return 1;
+		case OPT_BTF_BASE: conf->btf_base = optarg; break;
+		case 'V': conf->verbose++; break;
+		case 'h': usage(stdout); return 1;
+		default: usage(stderr); return -EINVAL;
+		}
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* ---------------------------------------------------------------------- */
+/* timing for -V                                                          */
+
+struct phase_clock {
+	struct timespec wall, cpu;
+};
+
+static void phase_start(struct phase_clock *pc)
+{
+	clock_gettime(CLOCK_MONOTONIC, &pc->wall);
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &pc->cpu);
+}
+
+static double ts_diff(const struct timespec *a, const struct timespec *b)
+{
+	return (double)(b->tv_sec - a->tv_sec) + (double)(b->tv_nsec - a->tv_nsec) / 1e9;
+}
+
+static void phase_report(const struct d2b_conf *conf, struct phase_clock *pc, const char *name)
+{
+	struct phase_clock now;
+
+	phase_start(&now);
+	if (conf->verbose)
+		fprintf(stderr, "dwarf2btf: %-8s wall %8.3f s  cpu %8.3f s\n", name,
+			ts_diff(&pc->wall, &now.wall), ts_diff(&pc->cpu, &now.cpu));
+	*pc = now;
+}
+
+/* ---------------------------------------------------------------------- */
+/* the pipeline                                                           */
+
+struct run {
+	struct dwarf_loader *dl;
+	struct btf_encoder *enc;
+};
+
+static int run_load(void *ctx, unsigned int id, void **unit)
+{
+	struct run *r = ctx;
+
+	return dwarf_loader__load_cu(r->dl, id, (struct cu **)unit);
+}
+
+static int run_emit(void *ctx, unsigned int id, void *unit)
+{
+	struct run *r = ctx;
+	int err = btf_encoder__encode_cu(r->enc, unit);
+
+	cu__free(unit);
+	return err;
+}
+
+static void run_discard(void *ctx, unsigned int id, void *unit)
+{
+	cu__free(unit);
+}
+
+static const struct emit_ordered_ops run_ops = {
+	.load = run_load,
+	.emit = run_emit,
+	.discard = run_discard,
+};
+
+static int encode_file(const char *path, const struct d2b_conf *conf)
+{
+	struct emit_ordered_opts opts = {
+		.sz = sizeof(opts),
+		.nr_workers = conf->nr_jobs,
+		.window = conf->window,
+	};
+	struct btf_encoder_stats stats;
+	struct elf_symtab *es = NULL;
+	struct phase_clock pc;
+	struct run r = {};
+	int err;
+
+	phase_start(&pc);
+	r.dl = dwarf_loader__new(path, conf, &err);
+	if (!r.dl)
+		return err;
+	es = elf_symtab__new(path, conf, &err);
+	if (!es)
+		goto out;
+	r.enc = btf_encoder__new(conf, es, path, &err);
+	if (!r.enc)
+		goto out;
+	phase_report(conf, &pc, "open");
+	err = emit_ordered__run(dwarf_loader__nr_cus(r.dl), &run_ops, &r, &opts, NULL);
+	if (err)
+		goto out;
+	phase_report(conf, &pc, "encode");
+	err = btf_encoder__finish(r.enc);
+	phase_report(conf, &pc, "dedup");
+	if (err == 1) {
+		err = 0; /* nothing but void: pahole writes nothing either */
+		goto out;
+	}
+	if (err)
+		goto out;
+	err = btf_encoder__write_raw(r.enc, conf->detached);
+	phase_report(conf, &pc, "write");
+	if (!err && conf->verbose) {
+		btf_encoder__stats(r.enc, &stats);
+		fprintf(stderr,
+			"dwarf2btf: %u CUs, %u threads, %u functions saved, %u FUNCs, %u VARs, "
+			"%u types before dedup, %u after\n",
+			stats.nr_cus, conf->nr_jobs, stats.nr_funcs_saved, stats.nr_funcs,
+			stats.nr_vars, stats.nr_types_pre_dedup - 1, stats.nr_types - 1);
+	}
+out:
+	btf_encoder__free(r.enc);
+	elf_symtab__free(es);
+	dwarf_loader__free(r.dl);
+	return err;
+}
+
+int main(int argc, char **argv)
+{
+	struct d2b_conf conf = { .nr_jobs = 1 };
+	bool encode = false;
+	int err;
+
+	btf_features__defaults(&conf);
+	err = parse_args(argc, argv, &conf, &encode);
+	if (err)
+		return err > 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	if (!conf.lang_exclude)
+		conf.lang_exclude = getenv("PAHOLE_LANG_EXCLUDE");
+	/* window: units loaded ahead of the encoder; see Documentation/design.md */
+	conf.window = conf.nr_jobs * 4;
+	if (optind != argc - 1) {
+		pr_warn("expected exactly one input file (see --help)\n");
+		return EXIT_FAILURE;
+	}
+	if (!encode) {
+		pr_warn("only BTF encoding (-J) is supported\n");
+		return EXIT_FAILURE;
+	}
+	if (conf.btf_base) {
+		pr_warn("--btf_base (split BTF for modules) is not supported yet\n");
+		return EXIT_FAILURE;
+	}
+	if (!conf.detached) {
+		pr_warn("%s: in-place -J is not supported yet: use --btf_encode_detached=FILE\n",
+			argv[optind]);
+		return EXIT_FAILURE;
+	}
+	err = encode_file(argv[optind], &conf);
+	return err ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,144 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * dwarf_loader - read the DWARF of one compilation unit into the small model
+ * the BTF encoder needs.
+ *
+ * A struct dwarf_loader owns the open ELF/DWARF handles and the list of units
+ * in .debug_info order; unit i has id i. dwarf_loader__load_cu() may run on
+ * many threads at once, one unit per call: it only reads DIEs of that unit
+ * (intra-unit references), so with elfutils 0.188 it never touches libdw's
+ * shared CU tree or the shared location-list caches (locations are decoded
+ * by dwarf_location.c from the raw sections instead).
+ *
+ * The model (struct cu) mirrors what pahole's loader gives its encoder:
+ *  - types[]: the type table. Index 0 is void; entries are in DIE order with
+ *    nested types inserted before the type that contains them and a pointer's
+ *    btf_type_tag entries inserted before the pointer. Unspecified types are
+ *    not entries: references to them, and to anything that is not a type,
+ *    read as void. Every reference is an index into this table.
+ *  - funcs[]: every DW_TAG_subprogram, in DIE order, with its name, return
+ *    type and parameters inherited through abstract_origin/specification.
+ *  - vars[]: top-level DW_TAG_variables, in DIE order.
+ * Strings point into libdw's mapped sections and live as long as the loader.
+ */
+#ifndef DWARF_LOADER_H
+#define DWARF_LOADER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dwarves_emit_ordered.h"
+
+struct dwarf_loader;
+struct d2b_conf;
+
+/* types[] entry tags beyond DWARF's own */
+#define D2B_TAG_TYPE_TAG 0x6000 /* DW_TAG_LLVM_annotation btf_type_tag */
+
+enum cu_type_flags {
+	CU_TYPE_DECLARATION = 1 << 0,
+	CU_TYPE_SIGNED_ENUM = 1 << 1, /* enum's DW_AT_type is a signed base type */
+};
+
+struct cu_type {
+	uint16_t tag;	     /* DW_TAG_* or D2B_TAG_TYPE_TAG */
+	uint8_t flags;	     /* enum cu_type_flags */
+	uint8_t encoding;    /* DW_ATE_* of base types */
+	const char *name;    /* may be NULL (anonymous) */
+	uint64_t size;	     /* DW_AT_byte_size; array: element count */
+	uint32_t type;	     /* referenced type index, 0 = void */
+	uint32_t first;	     /* first member/enumerator/param index */
+	uint32_t nr;	     /* number of members/enumerators/params */
+	uint32_t annot_first; /* decl tags (struct, union, typedef) */
+	uint32_t nr_annots;
+	uint64_t die_off;    /* DIE offset, for error messages */
+};
+
+struct cu_member {
+	const char *name;
+	uint32_t type;
+	uint32_t bitfield_size;
+	uint64_t bit_offset;
+	/* DWARF <= 4 DW_AT_bit_offset, converted once type sizes are known */
+	int64_t dw4_bit_offset;
+	bool has_dw4_bit_offset;
+};
+
+struct cu_enumerator {
+	const char *name;
+	uint64_t value; /* as dwarf_formudata reads it */
+};
+
+struct cu_param {
+	const char *name;
+	uint32_t type;
+	bool vararg; /* DW_TAG_unspecified_parameters */
+	bool unexpected_reg; /* passed in another register than the ABI's */
+};
+
+struct cu_annot {
+	const char *value;
+	int32_t component_idx;
+};
+
+struct cu_func {
+	const char *name;
+	uint32_t ret_type;
+	uint32_t first_param, nr_params; /* into params[], vararg included */
+	uint32_t annot_first, nr_annots;
+	bool declaration;
+	bool unexpected_reg;
+	uint64_t die_off;
+};
+
+struct cu_var {
+	const char *name;
+	uint32_t type;
+	uint32_t annot_first, nr_annots;
+	uint64_t addr;
+	uint64_t size;	 /* size of the type, as pahole's tag__size */
+	bool external;
+	bool declaration; /* declaration without DW_AT_specification */
+	bool artificial;
+	bool has_addr;	  /* first location op is DW_OP_addr/addrx */
+	uint64_t die_off;
+};
+
+struct cu {
+	unsigned int id;
+	uint64_t off; /* CU offset in .debug_info */
+	bool excluded; /* language excluded: contributes nothing */
+	struct cu_type *types;
+	uint32_t nr_types;
+	struct cu_member *members;
+	struct cu_enumerator *enumerators;
+	struct cu_param *params;
+	struct cu_annot *annots;
+	struct cu_func *funcs;
+	uint32_t nr_funcs;
+	struct cu_var *vars;
+	uint32_t nr_vars;
+	/* first types[] index of base type "int", 0 if none; CU has arrays */
+	uint32_t int_type;
+	bool has_arrays;
+};
+
+/*
+ * Open @path and index its units. Returns a loader or NULL with *err set
+ * (-errno); messages name the file. Not thread-safe; call once.
+ */
+struct dwarf_loader *dwarf_loader__new(const char *path, const struct d2b_conf *conf, int *err);
+void dwarf_loader__free(struct dwarf_loader *dl);
+
+unsigned int dwarf_loader__nr_cus(const struct dwarf_loader *dl);
+
+/*
+ * Load unit @id into a new struct cu (*@cup). Thread-safe for distinct ids.
+ * Returns 0 or -errno after printing a one-line error naming the file, CU
+ * and DIE offset.
+ */
+int dwarf_loader__load_cu(struct dwarf_loader *dl, unsigned int id, struct cu **cup);
+void cu__free(struct cu *cu);
+
+#endif /* DWARF_LOADER_H */

@@ -1,0 +1,280 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * elf_symtab - ELF symbols and sections for the encoder.
+ *
+ * The function table reproduces pahole 1.30: every STT_FUNC symbol of
+ * .symtab in symbol order, each with a prefix length up to its first '.',
+ * sorted with pahole's comparator (prefixes compared when both prefix lengths
+ * are equal, full names otherwise). That comparator is not a consistent
+ * order, so the table is sorted by msort(), which repeats glibc's qsort
+ * exactly, and searched with glibc's bsearch probe sequence.
+ *
+ * STT_OBJECT symbols go into a hash set of (name, section) for the check
+ * pahole makes on variables at section offset 0.
+ */
+#include <fcntl.h>
+#include <gelf.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "btf_features.h"
+#include "d2b_util.h"
+#include "elf_symtab.h"
+#include "msort.h"
+
+struct object_sym {
+	const char *name;
+	int shndx;
+};
+
+struct elf_symtab {
+	int fd;
+	Elf *elf;
+	bool big_endian;
+	struct elf_function *funcs;
+	uint32_t nr_funcs, cap_funcs;
+	size_t suffix_cnt;
+	struct elf_section *secs;
+	size_t nr_secs;
+	struct object_sym *objs; /* open addressing on name hash */
+	uint32_t objs_cap;
+};
+
+static uint32_t str_hash(const char *s)
+{
+	uint32_t h = 2166136261u;
+
+	while (*s)
+		h = (h ^ (uint8_t)*s++) * 16777619u;
+	return h;
+}
+
+int elf_function__cmp(const struct elf_function *a, const struct elf_function *b)
+{
+	if (a->prefixlen && a->prefixlen == b->prefixlen)
+		return strncmp(a->name, b->name, b->prefixlen);
+	return strcmp(a->name, b->name);
+}
+
+static int functions_cmp(const void *a, const void *b)
+{
+	return elf_function__cmp(a, b);
+}
+
+static int symtab_read_sections(struct elf_symtab *es, const struct d2b_conf *conf)
+{
+	size_t shstrndx, i;
+
+	if (elf_getshdrnum(es->elf, &es->nr_secs) || elf_getshdrstrndx(es->elf, &shstrndx))
+		return -EINVAL;
+	es->secs = calloc(es->nr_secs ? es->nr_secs : 1, sizeof(*es->secs));
+	if (!es->secs)
+		return -ENOMEM;
+	for (i = 0; i < es->nr_secs; i++) {
+		Elf_Scn *scn = elf_getscn(es->elf, i);
+		struct elf_section *s = &es->secs[i];
+		GElf_Shdr sh;
+
+		if (!scn || !gelf_getshdr(scn, &sh))
+			return -EINVAL;
+		s->name = elf_strptr(es->elf, shstrndx, sh.sh_name);
+		s->addr = sh.sh_addr;
+		s->size = sh.sh_size;
+		s->type = sh.sh_type;
+		s->include = conf->global_var ||
+			     (!conf->skip_vars && s->name && !strcmp(s->name, ".data..percpu"));
+	}
+	return 0;
+}
+
+static int symtab_add_object(struct elf_symtab *es, const char *name, int shndx)
+{
+	uint32_t h;
+
+	for (h = str_hash(name) & (es->objs_cap - 1); es->objs[h].name;
+	     h = (h + 1) & (es->objs_cap - 1))
+		if (es->objs[h].shndx == shndx && !strcmp(es->objs[h].name, name))
+			return 0;
+	es->objs[h] = (struct object_sym){ name, shndx };
+	return 0;
+}
+
+static int symtab_read_symbols(struct elf_symtab *es, Elf_Scn *scn, GElf_Shdr *sh)
+{
+	Elf_Data *data = elf_getdata(scn, NULL), *xdata = NULL;
+	size_t i, nr;
+	Elf_Scn *x = NULL;
+
+	if (!data || !sh->sh_entsize)
+		return -EINVAL;
+	nr = sh->sh_size / sh->sh_entsize;
+	while ((x = elf_nextscn(es->elf, x))) {
+		GElf_Shdr xsh;
+
+		if (gelf_getshdr(x, &xsh) && xsh.sh_type == SHT_SYMTAB_SHNDX)
+			xdata = elf_getdata(x, NULL);
+	}
+	es->objs_cap = 1024;
+	while (es->objs_cap < nr * 2)
+		es->objs_cap *= 2;
+	es->objs = calloc(es->objs_cap, sizeof(*es->objs));
+	if (!es->objs)
+		return -ENOMEM;
+	for (i = 0; i < nr; i++) {
+		GElf_Sym sym;
+		Elf32_Word xndx;
+		const char *name;
+		const char *dot;
+
+		if (!gelf_getsymshndx(data, xdata, (int)i, &sym, &xndx))
+			return -EINVAL;
+		name = elf_strptr(es->elf, sh->sh_link, sym.st_name);
+		if (!name)
+			continue;
+		if (GELF_ST_TYPE(sym.st_info) == STT_OBJECT) {
+			int shndx = sym.st_shndx == SHN_XINDEX ? (int)xndx : sym.st_shndx;
+
+			symtab_add_object(es, name, shndx);
+			continue;
+		}
+		if (GELF_ST_TYPE(sym.st_info) != STT_FUNC)
+			continue;
+		if (d2b_grow(&es->funcs, &es->cap_funcs, es->nr_funcs + 1, sizeof(*es->funcs)))
+			return -ENOMEM;
+		dot = strchr(name, '.');
+		if (dot)
+			es->suffix_cnt++;
+		es->funcs[es->nr_funcs++] = (struct elf_function){
+			.name = name,
+			.prefixlen = dot ? (size_t)(dot - name) : strlen(name),
+		};
+	}
+	return msort(es->funcs, es->nr_funcs, sizeof(*es->funcs), functions_cmp);
+}
+
+struct elf_symtab *elf_symtab__new(const char *path, const struct d2b_conf *conf, int *err)
+{
+	struct elf_symtab *es = calloc(1, sizeof(*es));
+	Elf_Scn *scn = NULL;
+	GElf_Ehdr eh;
+
+	if (!es) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	es->fd = -1;
+	elf_version(EV_CURRENT);
+	es->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (es->fd < 0) {
+		*err = -errno;
+		pr_warn("%s: %s\n", path, strerror(errno));
+		goto out_free;
+	}
+	es->elf = elf_begin(es->fd, ELF_C_READ_MMAP, NULL);
+	if (!es->elf || !gelf_getehdr(es->elf, &eh)) {
+		pr_warn("%s: not an ELF file\n", path);
+		*err = -EINVAL;
+		goto out_free;
+	}
+	es->big_endian = eh.e_ident[EI_DATA] == ELFDATA2MSB;
+	*err = symtab_read_sections(es, conf);
+	if (*err) {
+		pr_warn("%s: cannot read the section headers\n", path);
+		goto out_free;
+	}
+	while ((scn = elf_nextscn(es->elf, scn))) {
+		GElf_Shdr sh;
+
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB) {
+			*err = symtab_read_symbols(es, scn, &sh);
+			if (*err) {
+				pr_warn("%s: .symtab: %s\n", path, strerror(-*err));
+				goto out_free;
+			}
+			return es;
+		}
+	}
+	pr_warn("%s: no .symtab section\n", path);
+	*err = -ENOENT;
+out_free:
+	elf_symtab__free(es);
+	return NULL;
+}
+
+void elf_symtab__free(struct elf_symtab *es)
+{
+	size_t i;
+
+	if (!es)
+		return;
+	for (i = 0; i < es->nr_funcs; i++)
+		free((char *)es->funcs[i].alias);
+	free(es->funcs);
+	free(es->secs);
+	free(es->objs);
+	if (es->elf)
+		elf_end(es->elf);
+	if (es->fd >= 0)
+		close(es->fd);
+	free(es);
+}
+
+size_t elf_symtab__nr_functions(const struct elf_symtab *es)
+{
+	return es->nr_funcs;
+}
+
+bool elf_symtab__has_suffixes(const struct elf_symtab *es)
+{
+	return es->suffix_cnt > 0;
+}
+
+struct elf_function *elf_symtab__find_function(struct elf_symtab *es, const char *name,
+					       size_t prefixlen)
+{
+	struct elf_function key = { .name = name, .prefixlen = prefixlen };
+
+	return msort_bsearch(&key, es->funcs, es->nr_funcs, sizeof(key), functions_cmp);
+}
+
+size_t elf_symtab__nr_sections(const struct elf_symtab *es)
+{
+	return es->nr_secs;
+}
+
+const struct elf_section *elf_symtab__section(const struct elf_symtab *es, size_t idx)
+{
+	return idx < es->nr_secs ? &es->secs[idx] : NULL;
+}
+
+int elf_symtab__section_of(const struct elf_symtab *es, uint64_t addr)
+{
+	size_t i;
+
+	for (i = 1; i < es->nr_secs; i++) {
+		const struct elf_section *s = &es->secs[i];
+
+		if (s->type != SHT_PROGBITS && s->type != SHT_NOBITS)
+			continue;
+		if (s->addr <= addr && addr - s->addr < s->size)
+			return (int)i;
+	}
+	return -1;
+}
+
+bool elf_symtab__has_object(const struct elf_symtab *es, const char *name, int shndx)
+{
+	uint32_t h;
+
+	for (h = str_hash(name) & (es->objs_cap - 1); es->objs[h].name;
+	     h = (h + 1) & (es->objs_cap - 1))
+		if (es->objs[h].shndx == shndx && !strcmp(es->objs[h].name, name))
+			return true;
+	return false;
+}
+
+bool elf_symtab__big_endian(const struct elf_symtab *es)
+{
+	return es->big_endian;
+}

@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * elf_symtab - what the encoder needs from the ELF outside DWARF: the
+ * function symbols (FUNC records must match one), the section table
+ * (per-CPU variables and DATASECs), object symbols, and the byte order.
+ *
+ * Built once on the main thread, read-only afterwards except for
+ * elf_function.alias, which only the collector writes.
+ */
+#ifndef ELF_SYMTAB_H
+#define ELF_SYMTAB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct d2b_conf;
+struct elf_symtab;
+
+struct elf_function {
+	const char *name;
+	const char *alias; /* DWARF name of a prefix (".isra.0") match */
+	size_t prefixlen;  /* length up to the first '.' */
+};
+
+struct elf_section {
+	const char *name;
+	uint64_t addr;
+	uint64_t size;
+	uint32_t type;
+	bool include; /* VARs in it are encoded */
+};
+
+struct elf_symtab *elf_symtab__new(const char *path, const struct d2b_conf *conf, int *err);
+void elf_symtab__free(struct elf_symtab *es);
+
+size_t elf_symtab__nr_functions(const struct elf_symtab *es);
+/* any function symbol name contains a '.' */
+bool elf_symtab__has_suffixes(const struct elf_symtab *es);
+/*
+ * pahole 1.30's lookup: exact (@prefixlen 0) or on the name up to the first
+ * '.' (@prefixlen = strlen(@name)), with its comparator and glibc's bsearch.
+ */
+struct elf_function *elf_symtab__find_function(struct elf_symtab *es, const char *name,
+					       size_t prefixlen);
+/* pahole 1.30's order of function entries (not a consistent order) */
+int elf_function__cmp(const struct elf_function *a, const struct elf_function *b);
+
+size_t elf_symtab__nr_sections(const struct elf_symtab *es);
+const struct elf_section *elf_symtab__section(const struct elf_symtab *es, size_t idx);
+/* first PROGBITS/NOBITS section containing @addr, or -1 */
+int elf_symtab__section_of(const struct elf_symtab *es, uint64_t addr);
+/* is there an STT_OBJECT symbol @name in section @shndx? */
+bool elf_symtab__has_object(const struct elf_symtab *es, const char *name, int shndx);
+bool elf_symtab__big_endian(const struct elf_symtab *es);
+
+#endif /* ELF_SYMTAB_H */

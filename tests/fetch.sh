@@ -1,0 +1,170 @@
+#!/usr/bin/env bash
+# fetch.sh - fetch and cache the reference tools and real inputs the tests use.
+#
+# Usage: tests/fetch.sh deps|pahole130|pahole124|kernel61|kernel612|all
+#
+# Everything is cached under $DWARF2BTF_CACHE (default /var/cache/dwarf2btf),
+# so a second run costs nothing. Prints nothing on success except progress on
+# stderr. Needs root for apt-get (a fresh Debian 12 machine, as the README says).
+#
+#   deps       build and test dependencies from Debian 12 (bookworm)
+#   pahole130  pahole 1.30 and its libraries from Debian trixie, unpacked into
+#              $CACHE/pahole-1.30 and run through its own ld.so (bin/pahole130)
+#   pahole124  bookworm's pahole 1.24, unpacked into $CACHE/pahole-1.24
+#   kernel61   vmlinux of the newest bookworm 6.1 cloud kernel
+#   kernel612  vmlinux of the newest bookworm-security 6.12 (+deb12) cloud kernel
+#
+# The trixie apt source copies the URI of this machine's own Debian entry;
+# it is pinned at priority 100 so that nothing is ever installed from it.
+set -euo pipefail
+
+CACHE=${DWARF2BTF_CACHE:-/var/cache/dwarf2btf}
+mkdir -p "$CACHE"
+
+log() { echo "fetch.sh: $*" >&2; }
+
+apt_updated=
+apt_update() {
+	[ -n "$apt_updated" ] && return 0
+	apt-get update -qq >&2
+	apt_updated=1
+}
+
+deps() {
+	local pkgs="cmake gcc clang llvm libdw-dev libelf-dev libbpf-dev zlib1g-dev pkg-config xz-utils binutils"
+	# dpkg-query is cheap; only call apt when something is missing
+	if ! dpkg-query -W -f='${Status}\n' $pkgs 2>/dev/null | grep -qv 'install ok installed' &&
+	   [ "$(dpkg-query -W -f='${Status}\n' $pkgs 2>/dev/null | wc -l)" -eq "$(echo $pkgs | wc -w)" ]; then
+		return 0
+	fi
+	apt_update
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $pkgs >&2
+}
+
+debian_uri() {
+	# The URI of the machine's main Debian entry (deb822 or one-line format).
+	local uri=""
+	if [ -f /etc/apt/sources.list.d/debian.sources ]; then
+		uri=$(awk '/^URIs:/ { print $2 }' /etc/apt/sources.list.d/debian.sources |
+		      grep -v -- '-security' | head -n1)
+	fi
+	if [ -z "$uri" ] && [ -f /etc/apt/sources.list ]; then
+		uri=$(awk '$1 == "deb" && $3 !~ /security/ { print $2; exit }' /etc/apt/sources.list)
+	fi
+	[ -n "$uri" ] || { log "no Debian apt source found to copy"; exit 1; }
+	echo "$uri"
+}
+
+trixie_source() {
+	local src=/etc/apt/sources.list.d/dwarf2btf-trixie.sources
+	local pin=/etc/apt/preferences.d/dwarf2btf-trixie
+	if [ ! -f "$src" ]; then
+		cat >"$src" <<SRC
+Types: deb
+URIs: $(debian_uri)
+Suites: trixie
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+SRC
+		cat >"$pin" <<PIN
+Package: *
+Pin: release n=trixie
+Pin-Priority: 100
+PIN
+		apt_updated=
+	fi
+	apt_update
+}
+
+# unpack_debs DIR SUITE PKG... : download PKG/SUITE and dpkg -x them into DIR
+unpack_debs() {
+	local dir=$1 suite=$2; shift 2
+	local tmp
+	tmp=$(mktemp -d)
+	chmod 755 "$tmp"
+	local p
+	for p in "$@"; do
+		(cd "$tmp" && apt-get download -qq "$p/$suite" >&2)
+	done
+	mkdir -p "$dir.tmp"
+	for p in "$tmp"/*.deb; do
+		dpkg -x "$p" "$dir.tmp"
+	done
+	rm -rf "$tmp" "$dir"
+	mv "$dir.tmp" "$dir"
+}
+
+# write_wrapper DIR NAME : DIR/bin/NAME runs DIR's pahole through DIR's ld.so
+# (bookworm's libc6 lives in lib/, trixie's merged-/usr one in usr/lib/)
+write_wrapper() {
+	local dir=$1 name=$2
+	mkdir -p "$dir/bin"
+	cat >"$dir/bin/$name" <<'WRAP'
+#!/bin/sh
+d=$(dirname "$(readlink -f "$0")")/..
+l=$d/usr/lib/x86_64-linux-gnu
+[ -e "$d/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2" ] && l=$d/lib/x86_64-linux-gnu:$l
+exec "${l%%:*}/ld-linux-x86-64.so.2" --library-path "$l" "$d/usr/bin/pahole" "$@"
+WRAP
+	chmod +x "$dir/bin/$name"
+}
+
+pahole130() {
+	local dir=$CACHE/pahole-1.30
+	if [ -x "$dir/bin/pahole130" ] && [ "$("$dir/bin/pahole130" --version)" = v1.30 ]; then
+		return 0
+	fi
+	log "fetching pahole 1.30 from trixie"
+	trixie_source
+	unpack_debs "$dir" trixie pahole libc6 libdw1t64 libelf1t64 libbpf1 zlib1g \
+		liblzma5 libbz2-1.0 libzstd1
+	write_wrapper "$dir" pahole130
+	[ "$("$dir/bin/pahole130" --version)" = v1.30 ] || { log "pahole 1.30 does not run"; exit 1; }
+}
+
+pahole124() {
+	local dir=$CACHE/pahole-1.24
+	if [ -x "$dir/bin/pahole124" ] && [ "$("$dir/bin/pahole124" --version)" = v1.24 ]; then
+		return 0
+	fi
+	log "fetching pahole 1.24 from bookworm"
+	apt_update
+	unpack_debs "$dir" bookworm pahole libc6 libdw1 libelf1 libbpf1 zlib1g liblzma5 \
+		libbz2-1.0 libzstd1
+	write_wrapper "$dir" pahole124
+	[ "$("$dir/bin/pahole124" --version)" = v1.24 ] || { log "pahole 1.24 does not run"; exit 1; }
+}
+
+# kernel NAME META : extract the vmlinux of the package META depends on
+kernel() {
+	local name=$1 meta=$2
+	local out=$CACHE/$name
+	if [ -f "$out/vmlinux" ]; then
+		return 0
+	fi
+	apt_update
+	local pkg
+	pkg=$(apt-cache depends "$meta" | awk '/Depends:/ { print $2; exit }')
+	[ -n "$pkg" ] || { log "cannot resolve $meta"; exit 1; }
+	log "fetching $pkg (large)"
+	local tmp
+	tmp=$(mktemp -d)
+	chmod 755 "$tmp"
+	(cd "$tmp" && apt-get download -qq "$pkg" >&2)
+	mkdir -p "$out.tmp"
+	dpkg-deb --fsys-tarfile "$tmp"/*.deb |
+		tar -x -C "$out.tmp" --wildcards './usr/lib/debug/boot/vmlinux-*'
+	mv "$out.tmp"/usr/lib/debug/boot/vmlinux-* "$out.tmp/vmlinux"
+	echo "$pkg" >"$out.tmp/package"
+	rm -rf "$tmp" "$out.tmp/usr" "$out"
+	mv "$out.tmp" "$out"
+}
+
+kernel61() { kernel linux-6.1 linux-image-cloud-amd64-dbg; }
+kernel612() { kernel linux-6.12 linux-image-6.12-cloud-amd64-dbg; }
+
+case ${1:-all} in
+deps | pahole130 | pahole124 | kernel61 | kernel612) "$1" ;;
+all) deps; pahole130; pahole124; kernel61; kernel612 ;;
+*) echo "usage: $0 deps|pahole130|pahole124|kernel61|kernel612|all" >&2; exit 2 ;;
+esac

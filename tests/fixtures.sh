@@ -1,0 +1,127 @@
+#!/usr/bin/env bash
+# fixtures.sh - differential test of dwarf2btf against pahole 1.30 on the
+# fixture program in tests/fixtures/.
+#
+# Usage: tests/fixtures.sh DWARF2BTF BTFDIFF WORKDIR CC OPT DWARFVER
+#   e.g. tests/fixtures.sh build/dwarf2btf build/btfdiff \
+#            build/tests/fixtures_gcc_O2_dwarf5 gcc 2 5
+#
+# Compiles every tests/fixtures/*.c with CC -O$OPT -g -gdwarf-$DWARFVER,
+# links them into WORKDIR/fixture (tests/fixtures/percpu.lds keeps
+# ".data..percpu" a section of its own), then for each flag set (the 6.1
+# and 6.12 kernel ones and pahole's defaults) encodes it with pahole 1.30
+# (the reference) and with DWARF2BTF at -j1 and -j3, and cmp's each of
+# ours against the reference; a mismatch runs BTFDIFF to show what differs.
+# The last line printed is "N passed, M failed"; exit status 0 iff M is 0.
+set -euo pipefail
+
+if [ $# -ne 6 ]; then
+	echo "usage: $0 DWARF2BTF BTFDIFF WORKDIR CC OPT DWARFVER" >&2
+	exit 2
+fi
+DWARF2BTF=$1
+BTFDIFF=$2
+WORKDIR=$3
+CC=$4
+OPT=$5
+DWARFVER=$6
+
+export LC_ALL=C
+
+here=$(cd "$(dirname "$0")" && pwd)
+fixdir=$here/fixtures
+
+"$here/fetch.sh" pahole130
+PAHOLE=${DWARF2BTF_CACHE:-/var/cache/dwarf2btf}/pahole-1.30/bin/pahole130
+[ -x "$PAHOLE" ] || { echo "fixtures.sh: $PAHOLE not found" >&2; exit 1; }
+
+rm -rf "$WORKDIR"
+mkdir -p "$WORKDIR"
+
+# ---- build the fixture -------------------------------------------------
+
+srcs=("$fixdir"/*.c)
+[ -e "${srcs[0]}" ] || { echo "fixtures.sh: no sources in $fixdir" >&2; exit 1; }
+
+cflags=(-O"$OPT" -g -gdwarf-"$DWARFVER")
+buildlog=$WORKDIR/build.log
+: >"$buildlog"
+
+# shquote WORD...: the words as one shell command line, quoted only where needed
+shquote() {
+	local w line=
+	for w in "$@"; do
+		if [[ -n $w && $w != *[!A-Za-z0-9_./=,:+@%-]* ]]; then
+			line+="$w "
+		else
+			line+="$(printf '%q' "$w") "
+		fi
+	done
+	echo "${line% }"
+}
+
+# run_logged CMD...: print CMD, append it to build.log, run it
+run_logged() {
+	local line
+	line=$(shquote "$@")
+	echo "$line" >>"$buildlog"
+	echo "+ $line"
+	"$@"
+}
+
+objs=()
+for src in "${srcs[@]}"; do
+	obj=$WORKDIR/$(basename "${src%.c}").o
+	run_logged "$CC" "${cflags[@]}" -c "$src" -o "$obj"
+	objs+=("$obj")
+done
+run_logged "$CC" "${cflags[@]}" -Wl,-T,"$fixdir/percpu.lds" -o "$WORKDIR/fixture" "${objs[@]}"
+
+# ---- encode and compare --------------------------------------------------
+
+FLAGS_61="--btf_gen_floats --lang_exclude=rust --skip_encoding_btf_inconsistent_proto --btf_gen_optimized"
+FLAGS_612="--btf_features=encode_force,var,float,enum64,decl_tag,type_tag,optimized_func,consistent_func,decl_tag_kfuncs --lang_exclude=rust"
+FLAGS_default=""
+
+passed=0
+failed=0
+
+for set in 61 612 default; do
+	flagvar=FLAGS_$set
+	read -r -a flags <<<"${!flagvar}"
+	ref=$WORKDIR/ref-$set.btf
+
+	echo "+ $(shquote "$PAHOLE" -J ${flags[@]+"${flags[@]}"} --btf_encode_detached="$ref" "$WORKDIR/fixture")"
+	if ! "$PAHOLE" -J ${flags[@]+"${flags[@]}"} --btf_encode_detached="$ref" "$WORKDIR/fixture"; then
+		echo "fixtures.sh: FAIL (setup): pahole 1.30 failed on set $set" >&2
+		exit 1
+	fi
+	if [ ! -s "$ref" ]; then
+		echo "fixtures.sh: FAIL (setup): pahole 1.30 produced no BTF for set $set ($ref)" >&2
+		exit 1
+	fi
+
+	for j in 1 3; do
+		out=$WORKDIR/out-$set-j$j.btf
+		echo "+ $(shquote "$DWARF2BTF" -J -j$j ${flags[@]+"${flags[@]}"} --btf_encode_detached="$out" "$WORKDIR/fixture")"
+		rc=0
+		"$DWARF2BTF" -J -j$j ${flags[@]+"${flags[@]}"} --btf_encode_detached="$out" "$WORKDIR/fixture" || rc=$?
+		if [ "$rc" -ne 0 ]; then
+			echo "FAIL: set $set -j$j: $DWARF2BTF exited with status $rc"
+			failed=$((failed + 1))
+		elif [ ! -e "$out" ]; then
+			echo "FAIL: set $set -j$j: $DWARF2BTF wrote no $out"
+			failed=$((failed + 1))
+		elif cmp "$ref" "$out"; then
+			echo "ok: set $set -j$j"
+			passed=$((passed + 1))
+		else
+			echo "FAIL: set $set -j$j: $out differs from $ref"
+			"$BTFDIFF" "$ref" "$out" || true
+			failed=$((failed + 1))
+		fi
+	done
+done
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
