@@ -675,6 +675,13 @@ static int emit_func(struct btf_encoder *enc, const struct func_state *st)
 	if (id < 0)
 		return id;
 	enc->stats.nr_funcs++;
+	if (st->elf->kfunc && !enc->conf->skip_decl_tag) {
+		err = btf__add_decl_tag(enc->btf, "bpf_kfunc", id, -1);
+		if (err >= 0 && (st->elf->kfunc_flags & KF_FASTCALL))
+			err = btf__add_decl_tag(enc->btf, "bpf_fastcall", id, -1);
+		if (err < 0)
+			return err;
+	}
 	for (i = 0; i < st->nr_annots; i++) {
 		const struct cu_annot *an = &enc->annots[st->first_annot + i];
 

@@ -11,6 +11,12 @@
  *
  * STT_OBJECT symbols go into a hash set of (name, section) for the check
  * pahole makes on variables at section offset 0.
+ *
+ * With decl_tag_kfuncs, kfuncs are read from .BTF_ids as pahole 1.30 reads
+ * them: the ranges of the __BTF_ID__set8__* symbols whose set8 flags word
+ * (the second u32) has BTF_SET8_KFUNCS, then every __BTF_ID__func__<name>__<n>
+ * symbol inside a range marks the function symbol named exactly <name>, with
+ * the flags word stored after its id.
  */
 #include <fcntl.h>
 #include <gelf.h>
@@ -153,6 +159,104 @@ static int symtab_read_symbols(struct elf_symtab *es, Elf_Scn *scn, GElf_Shdr *s
 	return msort(es->funcs, es->nr_funcs, sizeof(*es->funcs), functions_cmp);
 }
 
+#define BTF_SET8_KFUNCS (1u << 0)
+#define SET8_PREFIX "__BTF_ID__set8__"
+#define FUNC_PREFIX "__BTF_ID__func__"
+
+struct kfunc_set {
+	uint64_t start, end;
+};
+
+/* u32 at section offset @off of .BTF_ids, in the ELF's byte order */
+static bool btf_ids_u32(const struct elf_symtab *es, Elf_Data *data, uint64_t off, uint32_t *v)
+{
+	uint32_t raw;
+
+	if (off > data->d_size || data->d_size - off < 4)
+		return false;
+	memcpy(&raw, (const char *)data->d_buf + off, 4);
+	if (es->big_endian != (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__))
+		raw = __builtin_bswap32(raw);
+	*v = raw;
+	return true;
+}
+
+static void kfunc_mark(struct elf_symtab *es, const char *sym_name, uint32_t flags)
+{
+	const char *name = sym_name + strlen(FUNC_PREFIX);
+	const char *end = NULL, *p;
+	struct elf_function *fn;
+	char *copy;
+
+	for (p = strstr(name, "__"); p; p = strstr(p + 1, "__"))
+		end = p;
+	if (!end)
+		return;
+	copy = strndup(name, (size_t)(end - name));
+	if (!copy)
+		return;
+	fn = elf_symtab__find_function(es, copy, 0);
+	if (fn) {
+		fn->kfunc = true;
+		fn->kfunc_flags = flags;
+	}
+	free(copy);
+}
+
+/* two passes over .symtab: KFUNCS set8 ranges, then the funcs inside them */
+static int symtab_read_kfuncs(struct elf_symtab *es, Elf_Data *syms, GElf_Shdr *symsh)
+{
+	struct kfunc_set *sets = NULL;
+	uint32_t nr_sets = 0, cap = 0, flags;
+	size_t i, nr = symsh->sh_size / symsh->sh_entsize, ids_ndx;
+	Elf_Scn *scn;
+	Elf_Data *data;
+	GElf_Shdr sh;
+	int pass;
+
+	for (ids_ndx = 1; ids_ndx < es->nr_secs; ids_ndx++)
+		if (es->secs[ids_ndx].name && !strcmp(es->secs[ids_ndx].name, ".BTF_ids"))
+			break;
+	if (ids_ndx >= es->nr_secs)
+		return 0;
+	scn = elf_getscn(es->elf, ids_ndx);
+	if (!scn || !gelf_getshdr(scn, &sh) || !(data = elf_getdata(scn, NULL)))
+		return 0;
+	for (pass = 0; pass < 2; pass++) {
+		for (i = 0; i < nr; i++) {
+			GElf_Sym sym;
+			const char *name;
+			uint64_t off;
+
+			if (!gelf_getsym(syms, (int)i, &sym) || sym.st_shndx != ids_ndx ||
+			    !(name = elf_strptr(es->elf, symsh->sh_link, sym.st_name)))
+				continue;
+			off = sym.st_value - sh.sh_addr;
+			if (pass == 0 && !strncmp(name, SET8_PREFIX, strlen(SET8_PREFIX))) {
+				if (!btf_ids_u32(es, data, off + 4, &flags) ||
+				    !(flags & BTF_SET8_KFUNCS))
+					continue;
+				if (d2b_grow(&sets, &cap, nr_sets + 1, sizeof(*sets))) {
+					free(sets);
+					return -ENOMEM;
+				}
+				sets[nr_sets++] = (struct kfunc_set){ sym.st_value,
+								      sym.st_value + sym.st_size };
+			} else if (pass == 1 && !strncmp(name, FUNC_PREFIX, strlen(FUNC_PREFIX))) {
+				uint32_t s;
+
+				for (s = 0; s < nr_sets; s++)
+					if (sym.st_value >= sets[s].start && sym.st_value < sets[s].end)
+						break;
+				if (s < nr_sets && btf_ids_u32(es, data, off + 4, &flags))
+					kfunc_mark(es, name, flags);
+			}
+		}
+	}
+	free(sets);
+	return 0;
+}
+
 struct elf_symtab *elf_symtab__new(const char *path, const struct d2b_conf *conf, int *err)
 {
 	struct elf_symtab *es = calloc(1, sizeof(*es));
@@ -188,6 +292,8 @@ struct elf_symtab *elf_symtab__new(const char *path, const struct d2b_conf *conf
 
 		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB) {
 			*err = symtab_read_symbols(es, scn, &sh);
+			if (!*err && conf->decl_tag_kfuncs)
+				*err = symtab_read_kfuncs(es, elf_getdata(scn, NULL), &sh);
 			if (*err) {
 				pr_warn("%s: .symtab: %s\n", path, strerror(-*err));
 				goto out_free;

@@ -21,7 +21,11 @@ struct elf_function {
 	const char *name;
 	const char *alias; /* DWARF name of a prefix (".isra.0") match */
 	size_t prefixlen;  /* length up to the first '.' */
+	bool kfunc;	   /* in a .BTF_ids KFUNCS set (decl_tag_kfuncs) */
+	uint32_t kfunc_flags; /* its KF_* flags */
 };
+
+#define KF_FASTCALL (1u << 12)
 
 struct elf_section {
 	const char *name;

@@ -1,2 +1,93 @@
-#!/bin/sh
-exit 0
+#!/usr/bin/env bash
+# cli.sh - the command line: version strings the kernel parses, feature
+# listing, flag handling and error paths (message, exit status, no output
+# file, input untouched).
+#
+# Usage: tests/cli.sh DWARF2BTF
+set -uo pipefail
+
+D2B=$1
+here=$(cd "$(dirname "$0")" && pwd)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+pass=0 fail=0
+
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+
+# expect_eq WHAT GOT WANT
+expect_eq() { if [ "$2" = "$3" ]; then ok; else bad "$1: got '$2', want '$3'"; fi; }
+
+# expect_error WHAT PATTERN CMD...: non-zero exit, one stderr line matching PATTERN
+expect_error() {
+	local what=$1 pattern=$2; shift 2
+	local err rc
+	err=$("$@" 2>&1 >/dev/null); rc=$?
+	if [ $rc -eq 0 ]; then bad "$what: exit status 0"; return; fi
+	if ! grep -q -- "$pattern" <<<"$err"; then bad "$what: stderr '$err' lacks '$pattern'"; return; fi
+	ok
+}
+
+# The kernel's scripts/pahole-version.sh and link-vmlinux.sh need exactly vX.Y
+expect_eq "--version" "$("$D2B" --version)" "v1.30"
+expect_eq "--numeric_version" "$("$D2B" --numeric_version)" "130"
+expect_eq "pahole-version.sh rewrite" "$("$D2B" --version | sed -E 's/v([0-9]+)\.([0-9]+)/\1\2/')" "130"
+"$D2B" --help | grep -q -- "--btf_encode_detached" && ok || bad "--help lacks options"
+
+# --supported_btf_features: pahole 1.30's list, less what Debian 12's
+# libbpf 1.1 cannot do (distilled_base needs btf__distill_base, libbpf 1.5)
+"$here/fetch.sh" pahole130 || { bad "cannot fetch pahole 1.30"; }
+PAHOLE=${DWARF2BTF_CACHE:-/var/cache/dwarf2btf}/pahole-1.30/bin/pahole130
+want=$("$PAHOLE" --supported_btf_features | sed -e 's/,distilled_base//')
+expect_eq "--supported_btf_features" "$("$D2B" --supported_btf_features)" "$want"
+
+# a small input
+cat >"$work/prog.c" <<'C'
+struct point { int x, y; };
+int sum(struct point *p) { return p->x + p->y; }
+int main(void) { struct point p = { 1, 2 }; return sum(&p); }
+C
+gcc -g -O0 -o "$work/prog" "$work/prog.c" || { bad "cannot build input"; }
+cp "$work/prog" "$work/prog.orig"
+
+"$D2B" -J --btf_encode_detached="$work/a.btf" "$work/prog" && ok || bad "plain -J"
+"$D2B" -J -j --btf_encode_detached="$work/b.btf" "$work/prog" && ok || bad "bare -j"
+"$D2B" -J --jobs=3 --reproducible_build --btf_gen_all \
+	--btf_features=default,no_such_feature --btf_encode_detached="$work/c.btf" "$work/prog" &&
+	ok || bad "unknown feature names must be ignored"
+cmp -s "$work/a.btf" "$work/b.btf" && ok || bad "-j changed the output"
+PAHOLE_LANG_EXCLUDE=c89,c,c99,c11 "$D2B" -J --btf_encode_detached="$work/empty.btf" "$work/prog" && ok ||
+	bad "PAHOLE_LANG_EXCLUDE=c run failed"
+# every CU excluded: only void is left, and pahole writes nothing then
+[ ! -e "$work/empty.btf" ] && ok || bad "nothing-but-void output was written"
+
+# a detached output replaces an older, longer file completely
+head -c 100000 /dev/urandom >"$work/old.btf"
+"$D2B" -J --btf_encode_detached="$work/old.btf" "$work/prog" && cmp -s "$work/old.btf" "$work/a.btf" &&
+	ok || bad "old output file not replaced"
+
+# errors: message names the input, non-zero exit, no output
+expect_error "missing input" "$work/missing" "$D2B" -J --btf_encode_detached="$work/o1.btf" "$work/missing"
+echo "not an elf" >"$work/text"
+expect_error "non-ELF input" "$work/text: not an ELF file" \
+	"$D2B" -J --btf_encode_detached="$work/o2.btf" "$work/text"
+gcc -O0 -o "$work/nodebug" "$work/prog.c"
+expect_error "no DWARF" "no DWARF" "$D2B" -J --btf_encode_detached="$work/o3.btf" "$work/nodebug"
+expect_error "strict features" "unknown BTF feature 'bogus'" \
+	"$D2B" -J --btf_features_strict=bogus --btf_encode_detached="$work/o4.btf" "$work/prog"
+expect_error "bad -j" "invalid -j" "$D2B" -J -jx --btf_encode_detached="$work/o5.btf" "$work/prog"
+expect_error "no input" "exactly one input" "$D2B" -J --btf_encode_detached="$work/o6.btf"
+expect_error "unwritable output" "cannot" \
+	"$D2B" -J --btf_encode_detached="$work/no/such/dir/o7.btf" "$work/prog"
+# not implemented yet: must fail loudly, never silently
+expect_error "in-place -J" "in-place -J is not supported yet" "$D2B" -J "$work/prog"
+expect_error "--btf_base" "not supported yet" \
+	"$D2B" -J --btf_base="$work/a.btf" --btf_encode_detached="$work/o8.btf" "$work/prog"
+for f in o1 o2 o3 o4 o5 o6 o8; do
+	[ ! -e "$work/$f.btf" ] && ok || bad "output $f.btf left behind after an error"
+done
+ls -a "$work" | grep -q '^\..*\.btf\.' && bad "temporary file left behind" || ok
+cmp -s "$work/prog" "$work/prog.orig" && ok || bad "input changed"
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]

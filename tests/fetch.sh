@@ -31,12 +31,10 @@ apt_update() {
 }
 
 deps() {
-	local pkgs="cmake gcc clang llvm libdw-dev libelf-dev libbpf-dev zlib1g-dev pkg-config xz-utils binutils"
-	# dpkg-query is cheap; only call apt when something is missing
-	if ! dpkg-query -W -f='${Status}\n' $pkgs 2>/dev/null | grep -qv 'install ok installed' &&
-	   [ "$(dpkg-query -W -f='${Status}\n' $pkgs 2>/dev/null | wc -l)" -eq "$(echo $pkgs | wc -w)" ]; then
-		return 0
-	fi
+	local pkgs="cmake make gcc clang libdw-dev libelf-dev libbpf-dev zlib1g-dev pkg-config"
+	local have
+	have=$(dpkg-query -W -f='${Status}\n' $pkgs 2>/dev/null | grep -c 'install ok installed' || true)
+	[ "$have" -eq "$(echo $pkgs | wc -w)" ] && return 0
 	apt_update
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $pkgs >&2
 }

@@ -22,7 +22,9 @@
  * Output: one "FAIL ..." line per failed check, then "N passed, M failed";
  * the exit status is 0 only when M == 0.
  */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# kernel.sh - byte comparison against pahole 1.30 on a real Debian kernel.
+#
+# Usage: tests/kernel.sh DWARF2BTF BTFDIFF WORKDIR 6.1|6.12
+#
+# Fetches (once, cached) Debian's debug vmlinux and pahole 1.30, encodes the
+# vmlinux with pahole 1.30 and with dwarf2btf at -j1, -j2, -j3, -j8 and -j2
+# again, for the flag sets that kernel generation passes, and cmp's every
+# output against pahole's. A mismatch runs BTFDIFF to say what differs.
+# The last line is "N passed, M failed"; exit status 0 iff M is 0.
+set -euo pipefail
+
+[ $# -eq 4 ] || { echo "usage: $0 DWARF2BTF BTFDIFF WORKDIR 6.1|6.12" >&2; exit 2; }
+D2B=$1 BTFDIFF=$2 WORKDIR=$3 KVER=$4
+here=$(cd "$(dirname "$0")" && pwd)
+CACHE=${DWARF2BTF_CACHE:-/var/cache/dwarf2btf}
+
+"$here/fetch.sh" pahole130
+"$here/fetch.sh" "kernel${KVER/./}"
+PAHOLE=$CACHE/pahole-1.30/bin/pahole130
+VMLINUX=$CACHE/linux-$KVER/vmlinux
+echo "kernel: $(cat "$CACHE/linux-$KVER/package")"
+
+# scripts/pahole-flags.sh (6.1) and scripts/Makefile.btf (6.12) for pahole 1.30
+FLAGS_61="--btf_gen_floats --lang_exclude=rust --skip_encoding_btf_inconsistent_proto --btf_gen_optimized"
+FEAT_612="encode_force,var,float,enum64,decl_tag,type_tag,optimized_func,consistent_func"
+case $KVER in
+6.1) sets=("61:$FLAGS_61" "612:--btf_features=$FEAT_612,decl_tag_kfuncs --lang_exclude=rust") ;;
+# 6.12 has KFUNCS sets in .BTF_ids, so decl_tag_kfuncs changes its output
+6.12) sets=("612:--btf_features=$FEAT_612,decl_tag_kfuncs --lang_exclude=rust"
+	    "612-nokfuncs:--btf_features=$FEAT_612 --lang_exclude=rust") ;;
+esac
+
+rm -rf "$WORKDIR"
+mkdir -p "$WORKDIR"
+pass=0 fail=0
+for set in "${sets[@]}"; do
+	name=${set%%:*} flags=${set#*:}
+	ref=$WORKDIR/ref-$name.btf
+	# shellcheck disable=SC2086
+	"$PAHOLE" -J -j2 $flags --btf_encode_detached="$ref" "$VMLINUX"
+	[ -s "$ref" ] || { echo "FAIL (setup): pahole 1.30 wrote no $ref"; exit 1; }
+	i=0
+	for j in 1 2 3 8 2; do
+		i=$((i + 1))
+		out=$WORKDIR/out-$name-run$i-j$j.btf
+		start=$(date +%s%N)
+		# shellcheck disable=SC2086
+		if ! "$D2B" -J -j$j $flags --btf_encode_detached="$out" "$VMLINUX"; then
+			echo "FAIL: $name -j$j: dwarf2btf failed"
+			fail=$((fail + 1))
+			continue
+		fi
+		ms=$((($(date +%s%N) - start) / 1000000))
+		if cmp "$ref" "$out"; then
+			echo "ok: $name -j$j: identical to pahole 1.30 ($(stat -c %s "$out") bytes, ${ms} ms)"
+			pass=$((pass + 1))
+			rm -f "$out"
+		else
+			echo "FAIL: $name -j$j: differs from pahole 1.30"
+			"$BTFDIFF" "$ref" "$out" || true
+			fail=$((fail + 1))
+		fi
+	done
+done
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
