@@ -4,36 +4,30 @@
  *
  * Design
  * ------
- * dwarf_loader__new() runs once, on the main thread: it opens the ELF with
- * libelf/libdw, walks the unit headers with dwarf_next_unit() and creates
- * the DIE of every unit with dwarf_offdie(). That interns every CU in libdw's
- * CU tree up front, serially, so the workers later only read it.
+ * dwarf_loader__new() runs once, on the main thread: it maps the ELF with
+ * libelf, finds the debug sections and indexes the units of .debug_info
+ * (dwarf_reader.c); unit i has id i. After that the loader is read-only.
  *
- * dwarf_loader__load_cu() runs on worker threads, one unit per call. It walks
- * that unit's DIE tree and only follows intra-unit references
- * (dwarf_formref_die() on DW_FORM_ref*, which does not search the CU tree).
- * Per-CU libdw state (abbreviation hash, the unit's expression cache) is only
- * touched by the one thread that owns the unit. The one libdw facility that
- * is shared between units is the cache behind location *lists* (the fake
- * location CU), so the parameter-register analysis that reads them runs
- * under dl->loc_lock. Nothing else is locked.
+ * dwarf_loader__load_cu() runs on worker threads, one unit per call, with a
+ * struct dr_cu of its own: it walks that unit's DIE tree in one sequential
+ * pass and only follows intra-unit references. No libdw, no shared mutable
+ * state, no locks: any number of units can load concurrently.
  *
  * Table order follows pahole's loader so that the encoder can emit the same
  * pre-dedup type stream: a type entry is appended when its DIE is done, after
  * the types nested in it; a pointer's btf_type_tag entries come before it.
  * References are stored as CU-relative DIE offsets while walking and turned
  * into table indexes at the end (cu_resolve); anything that is not a table
- * entry (unspecified types, missing DIEs) resolves to void.
+ * entry (unspecified types, missing DIEs) resolves to void. Values are read
+ * with libdw's dwarf_form*() semantics, which pahole's output depends on.
  *
  * Units that use DW_FORM_ref_addr (cross-CU references, clang LTO) and
  * .debug_types units are rejected with a clear error for now.
  */
 #include <dwarf.h>
-#include <elfutils/libdw.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <inttypes.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -42,28 +36,27 @@
 #include "btf_features.h"
 #include "d2b_util.h"
 #include "dwarf_loader.h"
+#include "dwarf_reader.h"
 
 #ifndef DW_TAG_LLVM_annotation
 #define DW_TAG_LLVM_annotation 0x6000
 #endif
 
 #define MAX_DIE_DEPTH 512
+#define MAX_PARAM_OPS 8
 
 struct dwarf_loader {
 	const char *path;
 	int fd;
 	Elf *elf;
-	Dwarf *dwarf;
 	const struct d2b_conf *conf;
-	Dwarf_Die *cu_dies; /* read-only after __new */
-	unsigned int nr_cus;
+	struct dr_sections secs;
+	struct dr_unit *units; /* read-only after __new */
 	bool *cu_excluded;
-	uint8_t addr_size;
-	/* x86-64 ABI: registers holding the first parameters (DW_OP_regN) */
+	unsigned int nr_cus;
+	/* ABI registers holding the first parameters (DW_OP_regN) */
 	const int *param_regs;
 	int nr_param_regs;
-	/* guards libdw's location-list parsing (shared fake-CU cache) */
-	pthread_mutex_t loc_lock;
 };
 
 static const int x86_64_param_regs[] = { DW_OP_reg5, DW_OP_reg4, DW_OP_reg1,
@@ -145,55 +138,32 @@ static const uint8_t *uleb(const uint8_t *p, const uint8_t *end, uint64_t *v)
 }
 
 /* .debug_abbrev: does any abbreviation use DW_FORM_ref_addr? */
-static int abbrev_uses_ref_addr(Elf *elf, bool *found)
+static int abbrev_uses_ref_addr(const struct dr_section *s, bool *found)
 {
-	size_t shstrndx;
-	Elf_Scn *scn = NULL;
+	const uint8_t *p = s->data, *end = s->data + s->size;
 
 	*found = false;
-	if (elf_getshdrstrndx(elf, &shstrndx))
-		return -EINVAL;
-	while ((scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-		Elf_Data *data;
-		const char *name;
-		const uint8_t *p, *end;
+	/* tables: (code, tag, children, (attr, form[, implicit])*, 0 0)*, 0 */
+	while (p && p < end) {
+		uint64_t code, v;
 
-		if (!gelf_getshdr(scn, &sh))
-			return -EINVAL;
-		name = elf_strptr(elf, shstrndx, sh.sh_name);
-		if (!name || strcmp(name, ".debug_abbrev") || sh.sh_type == SHT_NOBITS)
+		p = uleb(p, end, &code);
+		if (!code)
 			continue;
-		if ((sh.sh_flags & SHF_COMPRESSED) && elf_compress(scn, 0, 0) < 0)
-			return -EINVAL;
-		data = elf_getdata(scn, NULL);
-		if (!data || !data->d_buf)
-			return 0;
-		p = data->d_buf;
-		end = p + data->d_size;
-		/* tables: (code, tag, children, (attr, form[, implicit])*, 0 0)*, 0 */
-		while (p < end) {
-			uint64_t code, v;
+		p = uleb(p, end, &v); /* tag */
+		p++;		      /* children */
+		for (;;) {
+			uint64_t at, form;
 
-			p = uleb(p, end, &code);
-			if (!code)
-				continue;
-			p = uleb(p, end, &v); /* tag */
-			p++;				       /* children */
-			for (;;) {
-				uint64_t at, form;
-
-				p = uleb(p, end, &at);
-				p = uleb(p, end, &form);
-				if (p >= end || (!at && !form))
-					break;
-				if (form == DW_FORM_ref_addr)
-					*found = true;
-				if (form == DW_FORM_implicit_const)
-					p = uleb(p, end, &v);
-			}
+			p = uleb(p, end, &at);
+			p = uleb(p, end, &form);
+			if (p >= end || (!at && !form))
+				break;
+			if (form == DW_FORM_ref_addr)
+				*found = true;
+			if (form == DW_FORM_implicit_const)
+				p = uleb(p, end, &v);
 		}
-		return 0;
 	}
 	return 0;
 }
@@ -247,51 +217,121 @@ static void loader_set_arch(struct dwarf_loader *dl, GElf_Ehdr *eh)
 	}
 }
 
+static int loader_map_sections(struct dwarf_loader *dl, GElf_Ehdr *eh)
+{
+	static const struct {
+		const char *name;
+		size_t off;
+	} wanted[] = {
+		{ ".debug_info", offsetof(struct dr_sections, info) },
+		{ ".debug_abbrev", offsetof(struct dr_sections, abbrev) },
+		{ ".debug_str", offsetof(struct dr_sections, str) },
+		{ ".debug_line_str", offsetof(struct dr_sections, line_str) },
+		{ ".debug_str_offsets", offsetof(struct dr_sections, str_offsets) },
+		{ ".debug_addr", offsetof(struct dr_sections, addr) },
+		{ ".debug_loc", offsetof(struct dr_sections, loc) },
+		{ ".debug_loclists", offsetof(struct dr_sections, loclists) },
+	};
+	Elf_Scn *scn = NULL;
+	size_t shstrndx, i;
+
+	if (elf_getshdrstrndx(dl->elf, &shstrndx))
+		return -EINVAL;
+	dl->secs.swap = (eh->e_ident[EI_DATA] == ELFDATA2MSB) !=
+			(__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__);
+	while ((scn = elf_nextscn(dl->elf, scn))) {
+		GElf_Shdr sh;
+		const char *name;
+		Elf_Data *data;
+
+		if (!gelf_getshdr(scn, &sh) || !(name = elf_strptr(dl->elf, shstrndx, sh.sh_name)))
+			return -EINVAL;
+		if (!strcmp(name, ".debug_types") && sh.sh_size) {
+			pr_warn("%s: .debug_types units are not supported yet\n", dl->path);
+			return -ENOTSUP;
+		}
+		for (i = 0; i < sizeof(wanted) / sizeof(wanted[0]); i++) {
+			struct dr_section *s = (void *)((char *)&dl->secs + wanted[i].off);
+
+			if (strcmp(name, wanted[i].name) || sh.sh_type == SHT_NOBITS)
+				continue;
+			if ((sh.sh_flags & SHF_COMPRESSED) && elf_compress(scn, 0, 0) < 0) {
+				pr_warn("%s: %s: cannot decompress: %s\n", dl->path, name,
+					elf_errmsg(-1));
+				return -EINVAL;
+			}
+			data = elf_getdata(scn, NULL);
+			if (!data) {
+				pr_warn("%s: %s: cannot read: %s\n", dl->path, name, elf_errmsg(-1));
+				return -EINVAL;
+			}
+			s->data = data->d_buf;
+			s->size = data->d_size;
+		}
+	}
+	if (!dl->secs.info.data || !dl->secs.info.size || !dl->secs.abbrev.data) {
+		pr_warn("%s: no DWARF debug info (.debug_info)\n", dl->path);
+		return -ENODATA;
+	}
+	return 0;
+}
+
 static int loader_index_units(struct dwarf_loader *dl)
 {
-	Dwarf_Off off = 0, next;
-	size_t hsize;
+	uint64_t off = 0;
 	uint32_t cap = 0;
-	uint64_t sig;
+	unsigned int i;
+	int ret;
 
-	if (dwarf_next_unit(dl->dwarf, 0, &next, &hsize, NULL, NULL, NULL, NULL, &sig, NULL) == 0) {
-		pr_warn("%s: .debug_types units are not supported yet\n", dl->path);
-		return -ENOTSUP;
-	}
-	while (dwarf_next_unit(dl->dwarf, off, &next, &hsize, NULL, NULL, NULL, NULL, NULL,
-			       NULL) == 0) {
-		Dwarf_Die die;
-		int lang;
+	for (;;) {
+		struct dr_unit u;
+		uint64_t at = off;
 
-		if (d2b_grow(&dl->cu_dies, &cap, dl->nr_cus + 1, sizeof(*dl->cu_dies)) ||
-		    d2b_grow(&dl->cu_excluded, &(uint32_t){ cap / 2 }, 0, 1))
-			return -ENOMEM;
-		if (!dwarf_offdie(dl->dwarf, off + hsize, &die)) {
-			pr_warn("%s: .debug_info: bad unit header at offset %#" PRIx64 ": %s\n",
-				dl->path, (uint64_t)off, dwarf_errmsg(-1));
-			return -EINVAL;
+		ret = dr_unit__next(&dl->secs, &off, &u);
+		if (!ret)
+			break;
+		if (ret < 0) {
+			pr_warn("%s: .debug_info: bad unit header at offset %#" PRIx64 "\n",
+				dl->path, at);
+			return ret;
 		}
-		dl->cu_dies[dl->nr_cus++] = die;
-		(void)lang;
-		off = next;
+		if (d2b_grow(&dl->units, &cap, (uint64_t)dl->nr_cus + 1, sizeof(*dl->units)))
+			return -ENOMEM;
+		dl->units[dl->nr_cus++] = u;
 	}
 	dl->cu_excluded = calloc(dl->nr_cus ? dl->nr_cus : 1, sizeof(bool));
 	if (!dl->cu_excluded)
 		return -ENOMEM;
-	for (unsigned int i = 0; i < dl->nr_cus; i++) {
-		Dwarf_Die *die = &dl->cu_dies[i];
-		Dwarf_Attribute attr;
-		Dwarf_Word lang;
-		int tag = dwarf_tag(die);
+	for (i = 0; i < dl->nr_cus; i++) {
+		struct dr_cu cu;
+		struct dr_die *die;
+		const struct dr_attr *a;
+		uint64_t lang;
 
-		if (tag == DW_TAG_partial_unit || tag == DW_TAG_skeleton_unit ||
-		    tag == DW_TAG_type_unit) {
-			dl->cu_excluded[i] = true;
+		if (dl->units[i].unit_type != DW_UT_compile) {
+			dl->cu_excluded[i] = true; /* partial, skeleton, type units */
 			continue;
 		}
-		if (dl->conf->lang_exclude && dwarf_attr(die, DW_AT_language, &attr) &&
-		    !dwarf_formudata(&attr, &lang) && lang_excluded(dl->conf->lang_exclude, lang))
+		ret = dr_cu__init(&cu, &dl->secs, &dl->units[i]);
+		die = malloc(sizeof(*die));
+		if (!ret && !die)
+			ret = -ENOMEM;
+		if (!ret && dr_die__at(&cu, dl->units[i].die_off, die) != 1)
+			ret = -EINVAL;
+		if (ret) {
+			pr_warn("%s: CU %#" PRIx64 ": bad unit DIE or abbreviations\n", dl->path,
+				dl->units[i].die_off);
+			free(die);
+			dr_cu__release(&cu);
+			return ret;
+		}
+		if (die->ab->tag != DW_TAG_compile_unit)
 			dl->cu_excluded[i] = true;
+		else if (dl->conf->lang_exclude && (a = dr_die__attr(die, DW_AT_language)) &&
+			 !dr_attr__udata(&cu, a, &lang) && lang_excluded(dl->conf->lang_exclude, (int)lang))
+			dl->cu_excluded[i] = true;
+		free(die);
+		dr_cu__release(&cu);
 	}
 	return 0;
 }
@@ -311,7 +351,6 @@ struct dwarf_loader *dwarf_loader__new(const char *path, const struct d2b_conf *
 	dl->fd = -1;
 	dl->path = path;
 	dl->conf = conf;
-	pthread_mutex_init(&dl->loc_lock, NULL);
 	dl->fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (dl->fd < 0) {
 		*err = -errno;
@@ -329,19 +368,11 @@ struct dwarf_loader *dwarf_loader__new(const char *path, const struct d2b_conf *
 		*err = -ENOTSUP;
 		goto out_free;
 	}
-	dl->addr_size = gelf_getclass(dl->elf) == ELFCLASS32 ? 4 : 8;
 	loader_set_arch(dl, &eh);
-	dl->dwarf = dwarf_begin_elf(dl->elf, DWARF_C_READ, NULL);
-	if (!dl->dwarf) {
-		pr_warn("%s: no DWARF debug info: %s\n", path, dwarf_errmsg(-1));
-		*err = -ENODATA;
+	*err = loader_map_sections(dl, &eh);
+	if (*err)
 		goto out_free;
-	}
-	*err = abbrev_uses_ref_addr(dl->elf, &ref_addr);
-	if (*err) {
-		pr_warn("%s: .debug_abbrev: cannot read\n", path);
-		goto out_free;
-	}
+	abbrev_uses_ref_addr(&dl->secs.abbrev, &ref_addr);
 	if (ref_addr || elf_has_lto_note(dl->elf)) {
 		pr_warn("%s: cross-CU references (DW_FORM_ref_addr or LTO) are not supported yet\n",
 			path);
@@ -362,14 +393,11 @@ void dwarf_loader__free(struct dwarf_loader *dl)
 {
 	if (!dl)
 		return;
-	if (dl->dwarf)
-		dwarf_end(dl->dwarf);
 	if (dl->elf)
 		elf_end(dl->elf);
 	if (dl->fd >= 0)
 		close(dl->fd);
-	pthread_mutex_destroy(&dl->loc_lock);
-	free(dl->cu_dies);
+	free(dl->units);
 	free(dl->cu_excluded);
 	free(dl);
 }
@@ -385,6 +413,7 @@ unsigned int dwarf_loader__nr_cus(const struct dwarf_loader *dl)
 struct cu_loader {
 	struct dwarf_loader *dl;
 	struct cu *cu;
+	struct dr_cu dc;
 	uint64_t cu_start; /* .debug_info offset of the unit */
 	uint32_t cap_types, cap_members, cap_enums, cap_params, cap_annots, cap_funcs, cap_vars;
 	uint32_t nr_members, nr_enums, nr_params, nr_annots;
@@ -392,43 +421,43 @@ struct cu_loader {
 	uint32_t *map_keys, *map_vals, map_cap, map_nr;
 	uint64_t err_die; /* DIE the first error is about */
 	int depth;
+	struct dr_die tmp; /* scratch for attribute integration */
 };
 
-static uint32_t rel_ref(struct cu_loader *l, Dwarf_Die *die, int at)
+/* CU-relative offset of the DIE @at refers to (through origin/specification), 0 if none */
+static uint32_t rel_ref(struct cu_loader *l, const struct dr_die *die, uint16_t at)
 {
-	Dwarf_Attribute attr;
-	Dwarf_Die ref;
+	const struct dr_attr *a = dr_die__attr_integrate(&l->dc, die, at, &l->tmp);
+	uint64_t off;
 
-	if (!dwarf_attr_integrate(die, at, &attr) || !dwarf_formref_die(&attr, &ref))
+	if (!a || dr_attr__ref(&l->dc, a, &off))
 		return 0;
-	return (uint32_t)(dwarf_dieoffset(&ref) - l->cu_start);
+	return (uint32_t)(off - l->cu_start);
 }
 
-static uint64_t attr_udata(Dwarf_Die *die, int at, uint64_t def)
+static uint64_t attr_udata(struct cu_loader *l, const struct dr_die *die, uint16_t at,
+			   uint64_t def)
 {
-	Dwarf_Attribute attr;
-	Dwarf_Word v;
+	const struct dr_attr *a = dr_die__attr(die, at);
+	uint64_t v;
 
-	if (!dwarf_attr(die, at, &attr) || dwarf_formudata(&attr, &v))
+	if (!a || dr_attr__udata(&l->dc, a, &v))
 		return def;
 	return v;
 }
 
-static bool attr_flag(Dwarf_Die *die, int at)
+static bool attr_flag(const struct dr_die *die, uint16_t at)
 {
-	Dwarf_Attribute attr;
-	bool v = false;
+	const struct dr_attr *a = dr_die__attr(die, at);
 
-	return dwarf_attr(die, at, &attr) && !dwarf_formflag(&attr, &v) && v;
+	return a && dr_attr__flag(a);
 }
 
-static const char *attr_name(Dwarf_Die *die)
+static const char *attr_name(struct cu_loader *l, const struct dr_die *die)
 {
-	Dwarf_Attribute attr;
+	const struct dr_attr *a = dr_die__attr_integrate(&l->dc, die, DW_AT_name, &l->tmp);
 
-	if (!dwarf_attr_integrate(die, DW_AT_name, &attr))
-		return NULL;
-	return dwarf_formstring(&attr);
+	return a ? dr_attr__string(&l->dc, a) : NULL;
 }
 
 static int map_grow(struct cu_loader *l)
@@ -527,57 +556,78 @@ static int vec_flush(struct vec *v, void *arr, uint32_t *cap, uint32_t *nr, size
 	return 0;
 }
 
-/* append a type entry for @die (NULL: no DIE); returns its index or 0 on ENOMEM */
-static uint32_t type_add(struct cu_loader *l, Dwarf_Die *die, struct cu_type *t)
+/* append a type entry for @die; returns its index or 0 on ENOMEM */
+static uint32_t type_add(struct cu_loader *l, uint64_t die_off, struct cu_type *t)
 {
 	struct cu *cu = l->cu;
 	uint32_t idx = cu->nr_types;
 
 	if (d2b_grow(&cu->types, &l->cap_types, idx + 1, sizeof(*cu->types)))
 		return 0;
-	if (die) {
-		t->die_off = dwarf_dieoffset(die);
-		if (map_add(l, (uint32_t)(t->die_off - l->cu_start), idx))
-			return 0;
-	}
+	t->die_off = die_off;
+	if (map_add(l, (uint32_t)(die_off - l->cu_start), idx))
+		return 0;
 	cu->types[idx] = *t;
 	cu->nr_types++;
 	return idx;
 }
 
-/* a btf_decl_tag / btf_type_tag annotation child: returns its value or NULL */
-static const char *annotation_value(Dwarf_Die *die, const char *want)
+/* a btf_decl_tag / btf_type_tag annotation: returns its value or NULL */
+static const char *annotation_value(struct cu_loader *l, const struct dr_die *die,
+				    const char *want)
 {
-	Dwarf_Attribute attr;
-	const char *name = attr_name(die);
+	const struct dr_attr *a;
+	const char *name = attr_name(l, die);
 
-	if (!name || strcmp(name, want) || !dwarf_attr(die, DW_AT_const_value, &attr))
+	if (!name || strcmp(name, want) || !(a = dr_die__attr(die, DW_AT_const_value)))
 		return NULL;
-	return dwarf_formstring(&attr);
+	return dr_attr__string(&l->dc, a);
 }
 
-static int annot_add(struct cu_loader *l, Dwarf_Die *die, int component, struct vec *annots)
+static int annot_add(struct cu_loader *l, const struct dr_die *die, int component,
+		     struct vec *annots)
 {
 	struct cu_annot a = { .component_idx = component };
 
-	if (l->dl->conf->skip_decl_tag || !(a.value = annotation_value(die, "btf_decl_tag")))
+	if (l->dl->conf->skip_decl_tag || !(a.value = annotation_value(l, die, "btf_decl_tag")))
 		return 0;
 	return vec_push(annots, &a, sizeof(a));
 }
 
-/* annotations that are children of @die, with component index @component */
-static int annots_of(struct cu_loader *l, Dwarf_Die *die, int component, struct vec *annots)
+/*
+ * Iterate the children of @parent: for (ret = child_first(); ret > 0; ret =
+ * child_next()). When the loop ends, @parent knows where its subtree ends.
+ */
+static int child_first(struct cu_loader *l, struct dr_die *parent, struct dr_die *child)
 {
-	Dwarf_Die child;
-	int err = 0;
+	return dr_die__child(&l->dc, parent, child);
+}
 
-	if (dwarf_child(die, &child))
-		return 0;
-	do {
-		if (dwarf_tag(&child) == DW_TAG_LLVM_annotation)
+static int child_next(struct cu_loader *l, struct dr_die *parent, struct dr_die *child)
+{
+	int ret = dr_die__sibling(&l->dc, child);
+
+	if (ret == 0)
+		parent->subtree_end = child->subtree_end;
+	return ret;
+}
+
+#define for_each_child(l, parent, child, ret)                                   \
+	for (ret = child_first(l, parent, child); ret > 0; ret = child_next(l, parent, child))
+
+/* annotations that are children of @die, with component index @component */
+static int annots_of(struct cu_loader *l, struct dr_die *die, int component, struct vec *annots)
+{
+	struct dr_die child;
+	int ret, err = 0;
+
+	for_each_child(l, die, &child, ret) {
+		if (child.ab->tag == DW_TAG_LLVM_annotation)
 			err = annot_add(l, &child, component, annots);
-	} while (!err && dwarf_siblingof(&child, &child) == 0);
-	return err;
+		if (err)
+			return err;
+	}
+	return ret;
 }
 
 static int annots_flush(struct cu_loader *l, struct vec *annots, uint32_t *first, uint32_t *nr)
@@ -587,152 +637,164 @@ static int annots_flush(struct cu_loader *l, struct vec *annots, uint32_t *first
 			 sizeof(struct cu_annot), first);
 }
 
-static int die_process(struct cu_loader *l, Dwarf_Die *die);
+static int die_process(struct cu_loader *l, struct dr_die *die);
 
-static int die_process_pointer(struct cu_loader *l, Dwarf_Die *die, struct cu_type *t)
+static int die_process_pointer(struct cu_loader *l, struct dr_die *die, struct cu_type *t)
 {
-	Dwarf_Die child;
+	struct dr_die child;
 	uint32_t prev = t->type;
+	int ret;
 
-	if (!l->dl->conf->skip_type_tag && dwarf_child(die, &child) == 0) {
-		do {
+	if (!l->dl->conf->skip_type_tag) {
+		for_each_child(l, die, &child, ret) {
 			struct cu_type tt = { .tag = D2B_TAG_TYPE_TAG };
 
-			if (dwarf_tag(&child) != DW_TAG_LLVM_annotation ||
-			    !(tt.name = annotation_value(&child, "btf_type_tag")))
+			if (child.ab->tag != DW_TAG_LLVM_annotation ||
+			    !(tt.name = annotation_value(l, &child, "btf_type_tag")))
 				continue;
 			tt.type = prev;
-			if (!type_add(l, &child, &tt))
+			if (!type_add(l, child.off, &tt))
 				return -ENOMEM;
-			prev = (uint32_t)(dwarf_dieoffset(&child) - l->cu_start);
-		} while (dwarf_siblingof(&child, &child) == 0);
+			prev = (uint32_t)(child.off - l->cu_start);
+		}
+		if (ret < 0)
+			return ret;
 	}
 	t->type = prev;
-	return type_add(l, die, t) ? 0 : -ENOMEM;
+	return type_add(l, die->off, t) ? 0 : -ENOMEM;
 }
 
-static uint64_t array_nelems(Dwarf_Die *die)
+static int array_nelems(struct cu_loader *l, struct dr_die *die, uint64_t *nelems)
 {
-	Dwarf_Die child;
+	struct dr_die child;
 	uint32_t n = 1;
+	int ret;
 
-	if (dwarf_child(die, &child))
+	if (!die->ab->children) {
+		*nelems = 0;
 		return 0;
-	do {
-		Dwarf_Attribute attr;
-		Dwarf_Word v;
+	}
+	for_each_child(l, die, &child, ret) {
+		const struct dr_attr *a;
+		uint64_t v;
 		uint32_t dim = 0;
 
-		if (dwarf_tag(&child) != DW_TAG_subrange_type &&
-		    dwarf_tag(&child) != DW_TAG_enumeration_type)
+		if (child.ab->tag != DW_TAG_subrange_type &&
+		    child.ab->tag != DW_TAG_enumeration_type)
 			continue;
-		if (dwarf_attr(&child, DW_AT_upper_bound, &attr)) {
-			if (!dwarf_formudata(&attr, &v))
+		if ((a = dr_die__attr(&child, DW_AT_upper_bound))) {
+			if (!dr_attr__udata(&l->dc, a, &v))
 				dim = (uint32_t)(v + 1);
-		} else if (dwarf_attr(&child, DW_AT_count, &attr)) {
-			if (!dwarf_formudata(&attr, &v))
+		} else if ((a = dr_die__attr(&child, DW_AT_count))) {
+			if (!dr_attr__udata(&l->dc, a, &v))
 				dim = (uint32_t)v;
 		}
 		n *= dim;
-	} while (dwarf_siblingof(&child, &child) == 0);
-	return n;
+	}
+	*nelems = n;
+	return ret;
 }
 
-static int die_process_params(struct cu_loader *l, Dwarf_Die *die, uint32_t *first, uint32_t *nr)
+static int die_process_params(struct cu_loader *l, struct dr_die *die, uint32_t *first,
+			      uint32_t *nr)
 {
-	Dwarf_Die child;
+	struct dr_die child;
+	struct vec params = {};
+	int ret;
 
-	*first = l->nr_params;
-	*nr = 0;
-	if (dwarf_child(die, &child))
-		return 0;
-	do {
-		int tag = dwarf_tag(&child);
+	for_each_child(l, die, &child, ret) {
 		struct cu_param p = {};
 
-		if (tag == DW_TAG_formal_parameter) {
-			p.name = attr_name(&child);
+		if (child.ab->tag == DW_TAG_formal_parameter) {
+			p.name = attr_name(l, &child);
 			p.type = rel_ref(l, &child, DW_AT_type);
-		} else if (tag == DW_TAG_unspecified_parameters) {
+		} else if (child.ab->tag == DW_TAG_unspecified_parameters) {
 			p.vararg = true;
 		} else {
 			continue;
 		}
-		if (d2b_grow(&l->cu->params, &l->cap_params, l->nr_params + 1,
-			     sizeof(*l->cu->params)))
-			return -ENOMEM;
-		l->cu->params[l->nr_params++] = p;
-		(*nr)++;
-	} while (dwarf_siblingof(&child, &child) == 0);
-	return 0;
+		if (vec_push(&params, &p, sizeof(p))) {
+			ret = -ENOMEM;
+			break;
+		}
+	}
+	*nr = params.nr;
+	if (ret >= 0)
+		ret = vec_flush(&params, &l->cu->params, &l->cap_params, &l->nr_params,
+				sizeof(struct cu_param), first);
+	free(params.data);
+	return ret;
 }
 
-static int die_process_enum(struct cu_loader *l, Dwarf_Die *die, struct cu_type *t)
+static int die_process_enum(struct cu_loader *l, struct dr_die *die, struct cu_type *t)
 {
-	Dwarf_Die child, base;
-	Dwarf_Attribute attr;
+	const struct dr_attr *a;
+	struct dr_die child;
+	uint64_t off;
+	int ret;
 
-	t->size = attr_udata(die, DW_AT_byte_size, 0);
-	if (dwarf_attr(die, DW_AT_type, &attr) && dwarf_formref_die(&attr, &base)) {
-		uint64_t enc = attr_udata(&base, DW_AT_encoding, 0);
+	t->size = attr_udata(l, die, DW_AT_byte_size, 0);
+	a = dr_die__attr(die, DW_AT_type);
+	if (a && !dr_attr__ref(&l->dc, a, &off) && dr_die__at(&l->dc, off, &l->tmp) == 1 &&
+	    l->tmp.ab->tag == DW_TAG_base_type) {
+		uint64_t enc = attr_udata(l, &l->tmp, DW_AT_encoding, 0);
 
-		if (dwarf_tag(&base) == DW_TAG_base_type &&
-		    (enc == DW_ATE_signed || enc == DW_ATE_signed_char))
+		if (enc == DW_ATE_signed || enc == DW_ATE_signed_char)
 			t->flags |= CU_TYPE_SIGNED_ENUM;
 	}
 	t->first = l->nr_enums;
-	if (dwarf_child(die, &child) == 0) {
-		do {
-			struct cu_enumerator e;
+	for_each_child(l, die, &child, ret) {
+		struct cu_enumerator e;
 
-			if (dwarf_tag(&child) != DW_TAG_enumerator)
-				continue;
-			e.name = attr_name(&child);
-			e.value = attr_udata(&child, DW_AT_const_value, 0);
-			if (d2b_grow(&l->cu->enumerators, &l->cap_enums, l->nr_enums + 1,
-				     sizeof(*l->cu->enumerators)))
-				return -ENOMEM;
-			l->cu->enumerators[l->nr_enums++] = e;
-			t->nr++;
-		} while (dwarf_siblingof(&child, &child) == 0);
+		if (child.ab->tag != DW_TAG_enumerator)
+			continue;
+		e.name = attr_name(l, &child);
+		e.value = attr_udata(l, &child, DW_AT_const_value, 0);
+		if (d2b_grow(&l->cu->enumerators, &l->cap_enums, l->nr_enums + 1,
+			     sizeof(*l->cu->enumerators)))
+			return -ENOMEM;
+		l->cu->enumerators[l->nr_enums++] = e;
+		t->nr++;
 	}
-	return type_add(l, die, t) ? 0 : -ENOMEM;
+	if (ret < 0)
+		return ret;
+	return type_add(l, die->off, t) ? 0 : -ENOMEM;
 }
 
-static uint64_t member_byte_offset(Dwarf_Die *die)
+static uint64_t member_byte_offset(struct cu_loader *l, const struct dr_die *die)
 {
-	Dwarf_Attribute attr;
-	Dwarf_Word v;
-	Dwarf_Block block;
+	const struct dr_attr *a = dr_die__attr(die, DW_AT_data_member_location);
+	const uint8_t *block;
+	size_t len;
+	uint64_t v;
 
-	if (!dwarf_attr(die, DW_AT_data_member_location, &attr))
+	if (!a)
 		return 0;
-	if (!dwarf_formudata(&attr, &v))
+	if (!dr_attr__udata(&l->dc, a, &v))
 		return v;
 	/* DWARF 2 style: DW_OP_plus_uconst N */
-	if (!dwarf_formblock(&attr, &block) && block.length > 1 &&
-	    block.data[0] == DW_OP_plus_uconst) {
-		uleb(block.data + 1, block.data + block.length, &v);
+	if (!dr_attr__block(&l->dc, a, &block, &len) && len > 1 && block[0] == DW_OP_plus_uconst) {
+		uleb(block + 1, block + len, &v);
 		return v;
 	}
 	return 0;
 }
 
-static int member_add(Dwarf_Die *die, struct cu_loader *l, struct vec *members)
+static int member_add(struct cu_loader *l, const struct dr_die *die, struct vec *members)
 {
 	struct cu_member m = {};
-	Dwarf_Attribute attr;
-	Dwarf_Sword sv;
-	Dwarf_Word v;
+	const struct dr_attr *a;
+	int64_t sv;
+	uint64_t v;
 
-	m.name = attr_name(die);
+	m.name = attr_name(l, die);
 	m.type = rel_ref(l, die, DW_AT_type);
-	m.bitfield_size = (uint32_t)attr_udata(die, DW_AT_bit_size, 0);
-	if (dwarf_attr(die, DW_AT_data_bit_offset, &attr) && !dwarf_formudata(&attr, &v)) {
+	m.bitfield_size = (uint32_t)attr_udata(l, die, DW_AT_bit_size, 0);
+	if ((a = dr_die__attr(die, DW_AT_data_bit_offset)) && !dr_attr__udata(&l->dc, a, &v)) {
 		m.bit_offset = v;
 	} else {
-		m.bit_offset = member_byte_offset(die) * 8;
-		if (dwarf_attr(die, DW_AT_bit_offset, &attr) && !dwarf_formsdata(&attr, &sv)) {
+		m.bit_offset = member_byte_offset(l, die) * 8;
+		if ((a = dr_die__attr(die, DW_AT_bit_offset)) && !dr_attr__sdata(&l->dc, a, &sv)) {
 			m.has_dw4_bit_offset = true;
 			m.dw4_bit_offset = sv;
 		}
@@ -740,38 +802,45 @@ static int member_add(Dwarf_Die *die, struct cu_loader *l, struct vec *members)
 	return vec_push(members, &m, sizeof(m));
 }
 
-static int die_process_class(struct cu_loader *l, Dwarf_Die *die, struct cu_type *t)
+static int die_process_class(struct cu_loader *l, struct dr_die *die, struct cu_type *t)
 {
 	struct vec members = {}, annots = {};
-	Dwarf_Die child;
-	int err = 0;
+	struct dr_die *child;
+	int ret, err = 0;
 
-	t->size = attr_udata(die, DW_AT_byte_size, 0);
-	if (dwarf_child(die, &child) == 0) {
-		do {
-			switch (dwarf_tag(&child)) {
-			case DW_TAG_member:
-				/* C++ static members: declarations without location */
-				if (t->tag != DW_TAG_union_type && attr_flag(&child, DW_AT_declaration))
-					break;
-				err = annots_of(l, &child, (int)members.nr, &annots);
-				if (!err)
-					err = member_add(&child, l, &members);
+	/* struct dr_die is large: keep one per nesting level off the stack */
+	child = malloc(sizeof(*child));
+	if (!child)
+		return -ENOMEM;
+	t->size = attr_udata(l, die, DW_AT_byte_size, 0);
+	for_each_child(l, die, child, ret) {
+		switch (child->ab->tag) {
+		case DW_TAG_member:
+			/* C++ static members: declarations without location */
+			if (t->tag != DW_TAG_union_type && attr_flag(child, DW_AT_declaration))
 				break;
-			case DW_TAG_LLVM_annotation:
-				err = annot_add(l, &child, -1, &annots);
-				break;
-			case DW_TAG_subprogram:
-			case DW_TAG_variable:
-			case DW_TAG_inheritance:
-			case DW_TAG_template_type_parameter:
-			case DW_TAG_template_value_parameter:
-				break;
-			default:
-				err = die_process(l, &child);
-			}
-		} while (!err && dwarf_siblingof(&child, &child) == 0);
+			err = annots_of(l, child, (int)members.nr, &annots);
+			if (!err)
+				err = member_add(l, child, &members);
+			break;
+		case DW_TAG_LLVM_annotation:
+			err = annot_add(l, child, -1, &annots);
+			break;
+		case DW_TAG_subprogram:
+		case DW_TAG_variable:
+		case DW_TAG_inheritance:
+		case DW_TAG_template_type_parameter:
+		case DW_TAG_template_value_parameter:
+			break;
+		default:
+			err = die_process(l, child);
+		}
+		if (err)
+			break;
 	}
+	if (!err)
+		err = ret;
+	free(child);
 	t->nr = members.nr;
 	if (!err)
 		err = vec_flush(&members, &l->cu->members, &l->cap_members, &l->nr_members,
@@ -782,10 +851,10 @@ static int die_process_class(struct cu_loader *l, Dwarf_Die *die, struct cu_type
 	free(annots.data);
 	if (err)
 		return err;
-	return type_add(l, die, t) ? 0 : -ENOMEM;
+	return type_add(l, die->off, t) ? 0 : -ENOMEM;
 }
 
-static int die_process_typedef(struct cu_loader *l, Dwarf_Die *die, struct cu_type *t)
+static int die_process_typedef(struct cu_loader *l, struct dr_die *die, struct cu_type *t)
 {
 	struct vec annots = {};
 	int err;
@@ -796,61 +865,61 @@ static int die_process_typedef(struct cu_loader *l, Dwarf_Die *die, struct cu_ty
 	free(annots.data);
 	if (err)
 		return err;
-	return type_add(l, die, t) ? 0 : -ENOMEM;
+	return type_add(l, die->off, t) ? 0 : -ENOMEM;
 }
 
 /*
- * Which register does a parameter's location say it arrives in? Returns the
- * DW_OP_regN atom, or -1 if none is found. DW_OP_regN counts only in the
- * first location; DW_OP_entry_value(DW_OP_regN) in any; a trailing
- * DW_OP_stack_value is ignored; the walk stops at the expected register.
+ * Which register does a parameter's location say it arrives in? pahole's
+ * rules: DW_OP_regN counts only in the first location, DW_OP_entry_value(
+ * DW_OP_regN) in any; a trailing DW_OP_stack_value is ignored; the walk
+ * stops at the expected register. reg is the DW_OP_regN atom, or -1.
  */
-static int param_reg(struct dwarf_loader *dl, Dwarf_Attribute *attr, int expected)
+struct param_reg_walk {
+	const struct dr_cu *dc;
+	int expected;
+	int loc;
+	int reg;
+};
+
+static int param_reg_expr(void *ctx, const uint8_t *expr, size_t len)
 {
-	Dwarf_Addr base, start, end;
-	Dwarf_Op *expr, *eops;
-	size_t len, elen;
-	ptrdiff_t off = 0;
-	int loc = -1, ret = -1;
+	struct param_reg_walk *w = ctx;
+	struct dr_op ops[MAX_PARAM_OPS], eop;
+	int n;
 
-	pthread_mutex_lock(&dl->loc_lock);
-	while ((off = dwarf_getlocations(attr, off, &base, &start, &end, &expr, &len)) > 0) {
-		Dwarf_Attribute eattr;
-
-		loc++;
-		if (len > 1 && expr[len - 1].atom == DW_OP_stack_value)
-			len--;
-		if (len != 1)
-			continue;
-		if (expr->atom >= DW_OP_reg0 && expr->atom <= DW_OP_reg31) {
-			if (loc != 0)
-				continue;
-			ret = expr->atom;
-		} else if (expr->atom == DW_OP_entry_value || expr->atom == DW_OP_GNU_entry_value) {
-			if (dwarf_getlocation_attr(attr, expr, &eattr) ||
-			    dwarf_getlocation(&eattr, &eops, &elen) || elen != 1)
-				continue;
-			ret = eops->atom;
-		} else {
-			continue;
-		}
-		if (ret == expected)
-			break;
+	w->loc++;
+	n = dr_expr__decode(w->dc, expr, len, ops, MAX_PARAM_OPS);
+	if (n < 0)
+		return -1; /* libdw stops at an expression it cannot decode */
+	if (n > 1 && n <= MAX_PARAM_OPS && ops[n - 1].atom == DW_OP_stack_value)
+		n--;
+	if (n != 1)
+		return 0;
+	if (ops[0].atom >= DW_OP_reg0 && ops[0].atom <= DW_OP_reg31) {
+		if (w->loc != 0)
+			return 0;
+		w->reg = ops[0].atom;
+	} else if (ops[0].atom == DW_OP_entry_value || ops[0].atom == DW_OP_GNU_entry_value) {
+		if (dr_expr__decode(w->dc, ops[0].block, ops[0].block_len, &eop, 1) != 1)
+			return 0;
+		w->reg = eop.atom;
+	} else {
+		return 0;
 	}
-	pthread_mutex_unlock(&dl->loc_lock);
-	return ret;
+	return w->reg == w->expected;
 }
 
-static void param_analyze(struct cu_loader *l, Dwarf_Die *die, int idx, struct cu_param *p)
+static void param_analyze(struct cu_loader *l, const struct dr_die *die, int idx,
+			  struct cu_param *p)
 {
-	Dwarf_Attribute attr;
-	int expected, actual;
+	struct param_reg_walk w = { .dc = &l->dc, .loc = -1, .reg = -1 };
+	const struct dr_attr *a;
 
-	if (idx >= l->dl->nr_param_regs || !dwarf_attr(die, DW_AT_location, &attr))
+	if (idx >= l->dl->nr_param_regs || !(a = dr_die__attr(die, DW_AT_location)))
 		return;
-	expected = l->dl->param_regs[idx];
-	actual = param_reg(l->dl, &attr, expected);
-	if (actual >= 0 && actual != expected)
+	w.expected = l->dl->param_regs[idx];
+	dr_attr__for_each_location(&l->dc, a, param_reg_expr, &w);
+	if (w.reg >= 0 && w.reg != w.expected)
 		p->unexpected_reg = true;
 }
 
@@ -859,19 +928,19 @@ struct fn_scope {
 	struct vec params, annots;
 };
 
-static int die_process_body(struct cu_loader *l, Dwarf_Die *die, struct fn_scope *fs);
+static int die_process_body(struct cu_loader *l, struct dr_die *die, struct fn_scope *fs);
 
-static int die_process_function(struct cu_loader *l, Dwarf_Die *die)
+static int die_process_function(struct cu_loader *l, struct dr_die *die)
 {
 	struct cu *cu = l->cu;
 	struct fn_scope fs = {};
 	struct cu_func fn = {};
 	int err;
 
-	fn.name = attr_name(die);
+	fn.name = attr_name(l, die);
 	fn.ret_type = rel_ref(l, die, DW_AT_type);
 	fn.declaration = attr_flag(die, DW_AT_declaration);
-	fn.die_off = dwarf_dieoffset(die);
+	fn.die_off = die->off;
 	err = die_process_body(l, die, &fs);
 	fn.nr_params = fs.params.nr;
 	if (!err)
@@ -889,16 +958,16 @@ static int die_process_function(struct cu_loader *l, Dwarf_Die *die)
 	return 0;
 }
 
-static int param_add(struct cu_loader *l, Dwarf_Die *die, struct fn_scope *fs)
+static int param_add(struct cu_loader *l, struct dr_die *die, struct fn_scope *fs)
 {
 	struct cu_param p = {};
 	int idx = (int)fs->params.nr;
 	int err;
 
-	if (dwarf_tag(die) == DW_TAG_unspecified_parameters) {
+	if (die->ab->tag == DW_TAG_unspecified_parameters) {
 		p.vararg = true;
 	} else {
-		p.name = attr_name(die);
+		p.name = attr_name(l, die);
 		p.type = rel_ref(l, die, DW_AT_type);
 		param_analyze(l, die, idx, &p);
 		err = annots_of(l, die, idx, &fs->annots);
@@ -913,31 +982,34 @@ static int param_add(struct cu_loader *l, Dwarf_Die *die, struct fn_scope *fs)
  * function whose parameters and annotations are collected (only for the
  * subprogram's own children), NULL inside nested scopes.
  */
-static int die_process_body(struct cu_loader *l, Dwarf_Die *die, struct fn_scope *fs)
+static int die_process_body(struct cu_loader *l, struct dr_die *die, struct fn_scope *fs)
 {
-	Dwarf_Die child;
-	int err = 0;
+	struct dr_die *child;
+	int ret, err = 0;
 
-	if (dwarf_child(die, &child))
+	if (!die->ab->children)
 		return 0;
 	if (++l->depth > MAX_DIE_DEPTH) {
-		l->err_die = dwarf_dieoffset(die);
+		l->err_die = die->off;
 		return -ELOOP;
 	}
-	do {
-		switch (dwarf_tag(&child)) {
+	child = malloc(sizeof(*child));
+	if (!child)
+		return -ENOMEM;
+	for_each_child(l, die, child, ret) {
+		switch (child->ab->tag) {
 		case DW_TAG_formal_parameter:
 		case DW_TAG_unspecified_parameters:
 			if (fs)
-				err = param_add(l, &child, fs);
+				err = param_add(l, child, fs);
 			break;
 		case DW_TAG_LLVM_annotation:
 			if (fs)
-				err = annot_add(l, &child, -1, &fs->annots);
+				err = annot_add(l, child, -1, &fs->annots);
 			break;
 		case DW_TAG_lexical_block:
 		case DW_TAG_inlined_subroutine:
-			err = die_process_body(l, &child, NULL);
+			err = die_process_body(l, child, NULL);
 			break;
 		case DW_TAG_variable:
 		case DW_TAG_label:
@@ -950,56 +1022,65 @@ static int die_process_body(struct cu_loader *l, Dwarf_Die *die, struct fn_scope
 		case DW_TAG_dwarf_procedure:
 			break;
 		default:
-			err = die_process(l, &child);
+			err = die_process(l, child);
 		}
-	} while (!err && dwarf_siblingof(&child, &child) == 0);
+		if (err)
+			break;
+	}
+	free(child);
 	l->depth--;
-	return err;
+	return err ? err : ret;
 }
 
-static int var_location(Dwarf_Die *die, uint64_t *addr)
+/* the static address of a variable: first location op DW_OP_addr/addrx */
+static bool var_location(struct cu_loader *l, const struct dr_die *die, uint64_t *addr)
 {
-	Dwarf_Attribute attr, res;
-	Dwarf_Op *ops;
-	size_t n;
-	Dwarf_Addr a;
+	const struct dr_attr *a = dr_die__attr(die, DW_AT_location);
+	const uint8_t *expr;
+	struct dr_op op;
+	size_t len;
 
-	/* exprloc only: cached per unit by libdw, so no shared state */
-	if (!dwarf_attr(die, DW_AT_location, &attr) || dwarf_getlocation(&attr, &ops, &n) || !n)
-		return 0;
-	if (ops[0].atom == DW_OP_addr) {
-		*addr = ops[0].number;
-		return 1;
+	/* only exprloc: a location list is not static storage */
+	if (!a || dr_attr__block(&l->dc, a, &expr, &len) ||
+	    dr_expr__decode(&l->dc, expr, len, &op, 1) < 1)
+		return false;
+	if (op.atom == DW_OP_addr) {
+		*addr = op.number;
+		return true;
 	}
-	if (ops[0].atom == DW_OP_addrx || ops[0].atom == DW_OP_GNU_addr_index) {
-		if (dwarf_getlocation_attr(&attr, &ops[0], &res) || dwarf_formaddr(&res, &a))
-			return 0;
-		*addr = a;
-		return 1;
-	}
-	return 0;
+	if (op.atom == DW_OP_addrx || op.atom == DW_OP_GNU_addr_index)
+		return !dr_cu__addrx(&l->dc, op.number, addr);
+	return false;
 }
 
-static int die_process_variable(struct cu_loader *l, Dwarf_Die *die)
+static int die_process_variable(struct cu_loader *l, struct dr_die *die)
 {
 	struct cu *cu = l->cu;
 	struct cu_var v = {};
-	Dwarf_Attribute attr;
-	Dwarf_Die spec, *adie = die;
+	const struct dr_attr *a = dr_die__attr(die, DW_AT_specification);
+	struct dr_die *spec = NULL, *adie = die;
 	struct vec annots = {};
-	bool has_spec = dwarf_attr(die, DW_AT_specification, &attr) &&
-			dwarf_formref_die(&attr, &spec);
+	uint64_t off;
 	int err = 0;
 
-	v.die_off = dwarf_dieoffset(die);
-	v.declaration = attr_flag(die, DW_AT_declaration) && !has_spec;
+	if (a && !dr_attr__ref(&l->dc, a, &off)) {
+		spec = malloc(sizeof(*spec));
+		if (!spec)
+			return -ENOMEM;
+		if (dr_die__at(&l->dc, off, spec) != 1) {
+			free(spec);
+			spec = NULL;
+		}
+	}
+	v.die_off = die->off;
+	v.declaration = attr_flag(die, DW_AT_declaration) && !spec;
 	v.artificial = attr_flag(die, DW_AT_artificial);
-	v.has_addr = var_location(die, &v.addr) == 1;
-	v.name = attr_name(die);
+	v.has_addr = var_location(l, die, &v.addr);
+	v.name = attr_name(l, die);
 	v.type = rel_ref(l, die, DW_AT_type);
-	if (has_spec) {
-		v.external = attr_flag(&spec, DW_AT_external);
-		adie = &spec;
+	if (spec) {
+		v.external = attr_flag(spec, DW_AT_external);
+		adie = spec;
 	} else {
 		v.external = attr_flag(die, DW_AT_external);
 	}
@@ -1007,6 +1088,7 @@ static int die_process_variable(struct cu_loader *l, Dwarf_Die *die)
 	if (!err)
 		err = annots_flush(l, &annots, &v.annot_first, &v.nr_annots);
 	free(annots.data);
+	free(spec);
 	if (err)
 		return err;
 	if (d2b_grow(&cu->vars, &l->cap_vars, cu->nr_vars + 1, sizeof(*cu->vars)))
@@ -1016,18 +1098,19 @@ static int die_process_variable(struct cu_loader *l, Dwarf_Die *die)
 }
 
 /* one DIE anywhere but directly under a subprogram's own parameter list */
-static int die_process(struct cu_loader *l, Dwarf_Die *die)
+static int die_process(struct cu_loader *l, struct dr_die *die)
 {
 	struct cu_type t = {};
-	int tag = dwarf_tag(die);
+	uint32_t tag = die->ab->tag;
+	int err;
 
 	t.tag = (uint16_t)tag;
 	switch (tag) {
 	case DW_TAG_base_type:
-		t.name = attr_name(die);
-		t.size = attr_udata(die, DW_AT_byte_size, 0);
-		t.encoding = (uint8_t)attr_udata(die, DW_AT_encoding, 0);
-		return type_add(l, die, &t) ? 0 : -ENOMEM;
+		t.name = attr_name(l, die);
+		t.size = attr_udata(l, die, DW_AT_byte_size, 0);
+		t.encoding = (uint8_t)attr_udata(l, die, DW_AT_encoding, 0);
+		return type_add(l, die->off, &t) ? 0 : -ENOMEM;
 	case DW_TAG_pointer_type:
 		t.type = rel_ref(l, die, DW_AT_type);
 		return die_process_pointer(l, die, &t);
@@ -1040,23 +1123,26 @@ static int die_process(struct cu_loader *l, Dwarf_Die *die)
 	case DW_TAG_ptr_to_member_type:
 	case DW_TAG_string_type:
 		t.type = rel_ref(l, die, DW_AT_type);
-		return type_add(l, die, &t) ? 0 : -ENOMEM;
+		return type_add(l, die->off, &t) ? 0 : -ENOMEM;
 	case DW_TAG_typedef:
-		t.name = attr_name(die);
+		t.name = attr_name(l, die);
 		t.type = rel_ref(l, die, DW_AT_type);
 		return die_process_typedef(l, die, &t);
 	case DW_TAG_array_type:
 		t.type = rel_ref(l, die, DW_AT_type);
-		t.size = array_nelems(die);
+		err = array_nelems(l, die, &t.size);
+		if (err)
+			return err;
 		l->cu->has_arrays = true;
-		return type_add(l, die, &t) ? 0 : -ENOMEM;
+		return type_add(l, die->off, &t) ? 0 : -ENOMEM;
 	case DW_TAG_subroutine_type:
 		t.type = rel_ref(l, die, DW_AT_type);
-		if (die_process_params(l, die, &t.first, &t.nr))
-			return -ENOMEM;
-		return type_add(l, die, &t) ? 0 : -ENOMEM;
+		err = die_process_params(l, die, &t.first, &t.nr);
+		if (err)
+			return err;
+		return type_add(l, die->off, &t) ? 0 : -ENOMEM;
 	case DW_TAG_enumeration_type:
-		t.name = attr_name(die);
+		t.name = attr_name(l, die);
 		if (attr_flag(die, DW_AT_declaration))
 			t.flags |= CU_TYPE_DECLARATION;
 		return die_process_enum(l, die, &t);
@@ -1064,7 +1150,7 @@ static int die_process(struct cu_loader *l, Dwarf_Die *die)
 	case DW_TAG_class_type:
 	case DW_TAG_union_type:
 	case DW_TAG_interface_type:
-		t.name = attr_name(die);
+		t.name = attr_name(l, die);
 		if (attr_flag(die, DW_AT_declaration))
 			t.flags |= CU_TYPE_DECLARATION;
 		return die_process_class(l, die, &t);
@@ -1076,21 +1162,29 @@ static int die_process(struct cu_loader *l, Dwarf_Die *die)
 	}
 }
 
-static int cu_walk(struct cu_loader *l, Dwarf_Die *cu_die)
+static int cu_walk(struct cu_loader *l, struct dr_die *cu_die)
 {
-	Dwarf_Die child;
-	int err = 0;
+	struct dr_die *child = malloc(sizeof(*child));
+	int ret, err = 0;
 
-	if (dwarf_child(cu_die, &child))
-		return 0;
-	do {
-		if (dwarf_tag(&child) == DW_TAG_variable)
-			err = die_process_variable(l, &child);
+	if (!child)
+		return -ENOMEM;
+	for_each_child(l, cu_die, child, ret) {
+		if (child->ab->tag == DW_TAG_variable)
+			err = die_process_variable(l, child);
 		else
-			err = die_process(l, &child);
-		if (err && !l->err_die)
-			l->err_die = dwarf_dieoffset(&child);
-	} while (!err && dwarf_siblingof(&child, &child) == 0);
+			err = die_process(l, child);
+		if (err) {
+			if (!l->err_die)
+				l->err_die = child->off;
+			break;
+		}
+	}
+	if (!err && ret < 0) {
+		l->err_die = child->off;
+		err = ret;
+	}
+	free(child);
 	return err;
 }
 
@@ -1164,12 +1258,12 @@ static void cu_resolve(struct cu_loader *l)
 		if (!m->has_dw4_bit_offset)
 			continue;
 		/* DWARF <= 4: bit_offset counts from the MSB of the member's storage */
-		bits = (int64_t)type_size(cu, m->type, l->dl->addr_size, 0) * 8;
+		bits = (int64_t)type_size(cu, m->type, l->dc.unit->addr_size, 0) * 8;
 		m->bit_offset = (uint64_t)((int64_t)m->bit_offset + bits - m->dw4_bit_offset -
 					   (int64_t)m->bitfield_size);
 	}
 	for (i = 0; i < cu->nr_vars; i++)
-		cu->vars[i].size = type_size(cu, cu->vars[i].type, l->dl->addr_size, 0);
+		cu->vars[i].size = type_size(cu, cu->vars[i].type, l->dc.unit->addr_size, 0);
 	for (i = 0; i < cu->nr_funcs; i++) {
 		struct cu_func *fn = &cu->funcs[i];
 		bool unexpected = false, has_struct = false;
@@ -1191,46 +1285,90 @@ static void cu_resolve(struct cu_loader *l)
 	}
 }
 
+/* the unit's base offsets into .debug_str_offsets, .debug_addr, .debug_loclists */
+static void cu_bases(struct cu_loader *l, const struct dr_die *cu_die)
+{
+	uint8_t hdr = l->dc.unit->offset_size == 8 ? 16 : 8;
+
+	if (l->dc.unit->version >= 5) {
+		l->dc.str_offsets_base = hdr;
+		l->dc.addr_base = hdr;
+		l->dc.loclists_base = hdr + 4;
+	}
+	l->dc.str_offsets_base = attr_udata(l, cu_die, DW_AT_str_offsets_base,
+					    l->dc.str_offsets_base);
+	l->dc.addr_base = attr_udata(l, cu_die, DW_AT_addr_base,
+				     attr_udata(l, cu_die, DW_AT_GNU_addr_base, l->dc.addr_base));
+	l->dc.loclists_base = attr_udata(l, cu_die, DW_AT_loclists_base, l->dc.loclists_base);
+}
+
 int dwarf_loader__load_cu(struct dwarf_loader *dl, unsigned int id, struct cu **cup)
 {
-	struct cu_loader l = { .dl = dl };
+	struct cu_loader *l;
+	struct dr_die *cu_die = NULL;
 	struct cu *cu;
-	int err;
+	int err = -ENOMEM;
 
+	l = calloc(1, sizeof(*l));
 	cu = calloc(1, sizeof(*cu));
-	if (!cu)
-		return -ENOMEM;
-	l.cu = cu;
+	if (!l || !cu)
+		goto out_free;
+	l->dl = dl;
+	l->cu = cu;
 	cu->id = id;
-	cu->off = dwarf_dieoffset(&dl->cu_dies[id]);
-	l.cu_start = dwarf_cuoffset(&dl->cu_dies[id]) ? cu->off - dwarf_cuoffset(&dl->cu_dies[id]) : 0;
+	cu->off = dl->units[id].die_off;
+	l->cu_start = dl->units[id].off;
 	cu->excluded = dl->cu_excluded[id];
 	/* index 0: void */
-	err = -ENOMEM;
-	if (d2b_grow(&cu->types, &l.cap_types, 1, sizeof(*cu->types)))
-		goto out_err;
+	if (d2b_grow(&cu->types, &l->cap_types, 1, sizeof(*cu->types)))
+		goto out_free;
 	memset(&cu->types[0], 0, sizeof(cu->types[0]));
 	cu->nr_types = 1;
-	if (!cu->excluded) {
-		err = cu_walk(&l, &dl->cu_dies[id]);
-		if (err)
-			goto out_err;
-		cu_resolve(&l);
+	if (cu->excluded)
+		goto out_done;
+	err = dr_cu__init(&l->dc, &dl->secs, &dl->units[id]);
+	if (err) {
+		pr_warn("%s: CU %#" PRIx64 ": bad abbreviation table\n", dl->path, cu->off);
+		goto out_free;
 	}
-	free(l.map_keys);
-	free(l.map_vals);
+	cu_die = malloc(sizeof(*cu_die));
+	err = -ENOMEM;
+	if (!cu_die)
+		goto out_free;
+	if (dr_die__at(&l->dc, cu->off, cu_die) != 1) {
+		err = -EINVAL;
+		l->err_die = cu->off;
+		goto out_warn;
+	}
+	cu_bases(l, cu_die);
+	err = cu_walk(l, cu_die);
+	if (err)
+		goto out_warn;
+	cu_resolve(l);
+out_done:
 	*cup = cu;
-	return 0;
+	cu = NULL;
+	err = 0;
+	goto out_free;
 
-out_err:
+out_warn:
 	if (err == -ELOOP)
 		pr_warn("%s: CU %#" PRIx64 ": DIE %#" PRIx64 ": nesting deeper than %d\n", dl->path,
-			cu->off, l.err_die, MAX_DIE_DEPTH);
+			cu->off, l->err_die, MAX_DIE_DEPTH);
+	else if (err == -EINVAL)
+		pr_warn("%s: CU %#" PRIx64 ": DIE %#" PRIx64 ": malformed DWARF\n", dl->path,
+			cu->off, l->err_die);
 	else
 		pr_warn("%s: CU %#" PRIx64 ": DIE %#" PRIx64 ": %s\n", dl->path, cu->off,
-			l.err_die, strerror(-err));
-	free(l.map_keys);
-	free(l.map_vals);
+			l->err_die, strerror(-err));
+out_free:
+	free(cu_die);
+	if (l) {
+		dr_cu__release(&l->dc);
+		free(l->map_keys);
+		free(l->map_vals);
+	}
+	free(l);
 	cu__free(cu);
 	return err;
 }

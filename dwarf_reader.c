@@ -1,0 +1,741 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * dwarf_reader - bounds-checked DWARF 2-5 reading; see dwarf_reader.h.
+ *
+ * A DIE is decoded in one pass: the abbreviation gives the attribute specs,
+ * and the position of every attribute value is recorded in struct dr_die, so
+ * later lookups scan a small array instead of re-decoding forms. Walking
+ * children records where the subtree ends (dr_die.subtree_end), so moving to
+ * the next sibling never re-parses a subtree that was already walked; a
+ * subtree that was not walked is skipped through DW_AT_sibling when it points
+ * forward inside the unit, else by parsing over it.
+ *
+ * Value semantics follow libdw 0.188's dwarf_form*() where pahole's output
+ * depends on them: dwarf_formudata() zero-extends data1/2/4/8 and returns a
+ * sign-extended sdata as unsigned; dwarf_formsdata() sign-extends data1/2/4/8.
+ */
+#include <dwarf.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "d2b_util.h"
+#include "dwarf_reader.h"
+
+/* cursor over one section */
+struct rd {
+	const uint8_t *p, *end;
+	bool swap;
+	bool bad;
+};
+
+static uint64_t rd_fixed(struct rd *r, unsigned int n)
+{
+	uint64_t v = 0;
+	unsigned int i;
+
+	if (r->bad || (size_t)(r->end - r->p) < n) {
+		r->bad = true;
+		return 0;
+	}
+	/* little-endian unless swapped on a little-endian host, and vice versa */
+	if (r->swap != (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__)) {
+		for (i = 0; i < n; i++)
+			v = (v << 8) | r->p[i];
+	} else {
+		for (i = 0; i < n; i++)
+			v |= (uint64_t)r->p[i] << (8 * i);
+	}
+	r->p += n;
+	return v;
+}
+
+static uint64_t rd_uleb(struct rd *r)
+{
+	uint64_t v = 0;
+	unsigned int shift = 0;
+
+	for (;;) {
+		uint8_t b;
+
+		if (r->bad || r->p >= r->end) {
+			r->bad = true;
+			return 0;
+		}
+		b = *r->p++;
+		if (shift < 64)
+			v |= (uint64_t)(b & 0x7f) << shift;
+		shift += 7;
+		if (!(b & 0x80))
+			return v;
+	}
+}
+
+static int64_t rd_sleb(struct rd *r)
+{
+	uint64_t v = 0;
+	unsigned int shift = 0;
+	uint8_t b;
+
+	do {
+		if (r->bad || r->p >= r->end) {
+			r->bad = true;
+			return 0;
+		}
+		b = *r->p++;
+		if (shift < 64)
+			v |= (uint64_t)(b & 0x7f) << shift;
+		shift += 7;
+	} while (b & 0x80);
+	if (shift < 64 && (b & 0x40))
+		v |= ~(uint64_t)0 << shift;
+	return (int64_t)v;
+}
+
+static void rd_skip(struct rd *r, uint64_t n)
+{
+	if (r->bad || (uint64_t)(r->end - r->p) < n) {
+		r->bad = true;
+		return;
+	}
+	r->p += n;
+}
+
+static struct rd rd_at(const struct dr_section *s, uint64_t off, bool swap)
+{
+	struct rd r = { .p = s->data, .end = s->data + s->size, .swap = swap };
+
+	if (!s->data || off > s->size)
+		r.bad = true;
+	else
+		r.p += off;
+	return r;
+}
+
+/* a cursor over the unit's bytes in .debug_info, starting at @p */
+static struct rd rd_unit(const struct dr_cu *cu, const uint8_t *p)
+{
+	const struct dr_section *info = &cu->secs->info;
+	struct rd r = { .p = p, .end = info->data + cu->unit->end, .swap = cu->secs->swap };
+
+	if (p < info->data + cu->unit->off || p > r.end)
+		r.bad = true;
+	return r;
+}
+
+/* ---------------------------------------------------------------------- */
+/* units and abbreviations                                                */
+
+int dr_unit__next(const struct dr_sections *secs, uint64_t *off, struct dr_unit *u)
+{
+	struct rd r;
+	uint64_t len;
+
+	if (*off >= secs->info.size)
+		return 0;
+	r = rd_at(&secs->info, *off, secs->swap);
+	memset(u, 0, sizeof(*u));
+	u->off = *off;
+	len = rd_fixed(&r, 4);
+	u->offset_size = 4;
+	if (len == 0xffffffff) {
+		len = rd_fixed(&r, 8);
+		u->offset_size = 8;
+	} else if (len >= 0xfffffff0) {
+		return -EINVAL;
+	}
+	if (r.bad || len > (uint64_t)(r.end - r.p) || len < 2)
+		return -EINVAL;
+	u->end = (uint64_t)(r.p - secs->info.data) + len;
+	r.end = secs->info.data + u->end;
+	u->version = (uint16_t)rd_fixed(&r, 2);
+	if (u->version < 2 || u->version > 5)
+		return -EINVAL;
+	if (u->version >= 5) {
+		u->unit_type = (uint8_t)rd_fixed(&r, 1);
+		u->addr_size = (uint8_t)rd_fixed(&r, 1);
+		u->abbrev_off = rd_fixed(&r, u->offset_size);
+		if (u->unit_type == DW_UT_skeleton || u->unit_type == DW_UT_split_compile)
+			rd_skip(&r, 8);
+		else if (u->unit_type == DW_UT_type || u->unit_type == DW_UT_split_type)
+			rd_skip(&r, 8 + u->offset_size);
+	} else {
+		u->unit_type = DW_UT_compile;
+		u->abbrev_off = rd_fixed(&r, u->offset_size);
+		u->addr_size = (uint8_t)rd_fixed(&r, 1);
+	}
+	if (r.bad || (u->addr_size != 4 && u->addr_size != 8))
+		return -EINVAL;
+	u->die_off = (uint64_t)(r.p - secs->info.data);
+	*off = u->end;
+	return 1;
+}
+
+#define MAX_ABBREV_CODE 65536
+
+int dr_cu__init(struct dr_cu *cu, const struct dr_sections *secs, const struct dr_unit *unit)
+{
+	struct rd r = rd_at(&secs->abbrev, unit->abbrev_off, secs->swap), r2;
+	uint64_t nr_specs = 0, max_code = 0, code;
+	struct dr_spec *spec;
+
+	memset(cu, 0, sizeof(*cu));
+	cu->secs = secs;
+	cu->unit = unit;
+	/* pass 1: sizes */
+	r2 = r;
+	while ((code = rd_uleb(&r2)) != 0 && !r2.bad) {
+		if (code > MAX_ABBREV_CODE)
+			return -EINVAL;
+		if (code > max_code)
+			max_code = code;
+		rd_uleb(&r2);
+		rd_skip(&r2, 1);
+		for (;;) {
+			uint64_t at = rd_uleb(&r2), form = rd_uleb(&r2);
+
+			if (r2.bad || (!at && !form))
+				break;
+			if (form == DW_FORM_implicit_const)
+				rd_sleb(&r2);
+			nr_specs++;
+		}
+	}
+	if (r2.bad)
+		return -EINVAL;
+	cu->nr_abbrevs = (uint32_t)max_code + 1;
+	cu->abbrevs = calloc(cu->nr_abbrevs, sizeof(*cu->abbrevs));
+	cu->spec_pool = calloc(nr_specs ? nr_specs : 1, sizeof(*cu->spec_pool));
+	if (!cu->abbrevs || !cu->spec_pool) {
+		dr_cu__release(cu);
+		return -ENOMEM;
+	}
+	/* pass 2: fill */
+	spec = cu->spec_pool;
+	while ((code = rd_uleb(&r)) != 0) {
+		struct dr_abbrev *ab = &cu->abbrevs[code];
+
+		ab->tag = (uint32_t)rd_uleb(&r);
+		ab->children = rd_fixed(&r, 1) != 0;
+		ab->specs = spec;
+		for (;;) {
+			uint64_t at = rd_uleb(&r), form = rd_uleb(&r);
+
+			if (!at && !form)
+				break;
+			spec->at = (uint16_t)at;
+			spec->form = (uint16_t)form;
+			spec->implicit = form == DW_FORM_implicit_const ? rd_sleb(&r) : 0;
+			spec++;
+			ab->nr_specs++;
+		}
+	}
+	return 0;
+}
+
+void dr_cu__release(struct dr_cu *cu)
+{
+	free(cu->abbrevs);
+	free(cu->spec_pool);
+	cu->abbrevs = NULL;
+	cu->spec_pool = NULL;
+}
+
+/* ---------------------------------------------------------------------- */
+/* DIEs                                                                   */
+
+static void form_skip(const struct dr_cu *cu, struct rd *r, uint16_t *form, int depth)
+{
+	const struct dr_unit *u = cu->unit;
+
+	switch (*form) {
+	case DW_FORM_addr: rd_skip(r, u->addr_size); break;
+	case DW_FORM_flag: case DW_FORM_data1: case DW_FORM_ref1: case DW_FORM_strx1:
+	case DW_FORM_addrx1:
+		rd_skip(r, 1); break;
+	case DW_FORM_data2: case DW_FORM_ref2: case DW_FORM_strx2: case DW_FORM_addrx2:
+		rd_skip(r, 2); break;
+	case DW_FORM_strx3: case DW_FORM_addrx3: rd_skip(r, 3); break;
+	case DW_FORM_data4: case DW_FORM_ref4: case DW_FORM_strx4: case DW_FORM_addrx4:
+	case DW_FORM_ref_sup4:
+		rd_skip(r, 4); break;
+	case DW_FORM_data8: case DW_FORM_ref8: case DW_FORM_ref_sig8: case DW_FORM_ref_sup8:
+		rd_skip(r, 8); break;
+	case DW_FORM_data16: rd_skip(r, 16); break;
+	case DW_FORM_string: {
+		const uint8_t *nul = r->bad ? NULL : memchr(r->p, 0, (size_t)(r->end - r->p));
+
+		if (!nul)
+			r->bad = true;
+		else
+			r->p = nul + 1;
+		break;
+	}
+	case DW_FORM_block1: rd_skip(r, rd_fixed(r, 1)); break;
+	case DW_FORM_block2: rd_skip(r, rd_fixed(r, 2)); break;
+	case DW_FORM_block4: rd_skip(r, rd_fixed(r, 4)); break;
+	case DW_FORM_block: case DW_FORM_exprloc: rd_skip(r, rd_uleb(r)); break;
+	case DW_FORM_udata: case DW_FORM_ref_udata: case DW_FORM_strx: case DW_FORM_addrx:
+	case DW_FORM_loclistx: case DW_FORM_rnglistx: case DW_FORM_GNU_addr_index:
+	case DW_FORM_GNU_str_index:
+		rd_uleb(r); break;
+	case DW_FORM_sdata: rd_sleb(r); break;
+	case DW_FORM_strp: case DW_FORM_line_strp: case DW_FORM_sec_offset:
+	case DW_FORM_strp_sup: case DW_FORM_GNU_ref_alt: case DW_FORM_GNU_strp_alt:
+		rd_skip(r, u->offset_size); break;
+	case DW_FORM_ref_addr: rd_skip(r, u->version <= 2 ? u->addr_size : u->offset_size); break;
+	case DW_FORM_flag_present: case DW_FORM_implicit_const: break;
+	case DW_FORM_indirect:
+		*form = (uint16_t)rd_uleb(r);
+		if (depth > 4)
+			r->bad = true;
+		else
+			form_skip(cu, r, form, depth + 1);
+		break;
+	default:
+		r->bad = true;
+	}
+}
+
+/* decode the DIE at @p (in the unit); 1 DIE, 0 null entry, -EINVAL */
+static int die_parse(struct dr_cu *cu, const uint8_t *p, struct dr_die *die)
+{
+	struct rd r = rd_unit(cu, p);
+	const struct dr_abbrev *ab;
+	uint64_t code;
+	uint16_t i;
+
+	die->off = (uint64_t)(p - cu->secs->info.data);
+	code = rd_uleb(&r);
+	if (r.bad)
+		return -EINVAL;
+	if (!code) {
+		die->ab = NULL;
+		die->children = r.p;
+		die->subtree_end = r.p;
+		return 0;
+	}
+	if (code >= cu->nr_abbrevs || !cu->abbrevs[code].tag)
+		return -EINVAL;
+	ab = &cu->abbrevs[code];
+	if (ab->nr_specs > DR_MAX_ATTRS)
+		return -EINVAL;
+	die->ab = ab;
+	die->nr_attrs = ab->nr_specs;
+	for (i = 0; i < ab->nr_specs; i++) {
+		struct dr_attr *a = &die->attrs[i];
+
+		a->at = ab->specs[i].at;
+		a->form = ab->specs[i].form;
+		a->implicit = ab->specs[i].implicit;
+		if (a->form == DW_FORM_indirect) {
+			a->form = (uint16_t)rd_uleb(&r);
+			if (a->form == DW_FORM_indirect || a->form == DW_FORM_implicit_const)
+				return -EINVAL;
+		}
+		a->p = r.p;
+		form_skip(cu, &r, &a->form, 0);
+	}
+	if (r.bad)
+		return -EINVAL;
+	die->children = r.p;
+	die->subtree_end = ab->children ? NULL : r.p;
+	return 1;
+}
+
+int dr_die__at(struct dr_cu *cu, uint64_t off, struct dr_die *die)
+{
+	if (off < cu->unit->die_off || off >= cu->unit->end)
+		return -EINVAL;
+	return die_parse(cu, cu->secs->info.data + off, die);
+}
+
+int dr_die__child(struct dr_cu *cu, struct dr_die *die, struct dr_die *child)
+{
+	int ret;
+
+	if (!die->ab || !die->ab->children)
+		return 0;
+	ret = die_parse(cu, die->children, child);
+	if (ret == 0)
+		die->subtree_end = child->subtree_end;
+	return ret;
+}
+
+/* the end of @die's subtree, parsing over it if it was not walked */
+static const uint8_t *die_subtree_end(struct dr_cu *cu, struct dr_die *die)
+{
+	const struct dr_attr *sib;
+	const uint8_t *p;
+	struct dr_die d;
+	uint64_t off;
+	long depth = 1;
+
+	if (die->subtree_end)
+		return die->subtree_end;
+	sib = dr_die__attr(die, DW_AT_sibling);
+	if (sib && !dr_attr__ref(cu, sib, &off) && off > die->off && off < cu->unit->end)
+		return die->subtree_end = cu->secs->info.data + off;
+	p = die->children;
+	while (depth > 0) {
+		int ret = die_parse(cu, p, &d);
+
+		if (ret < 0)
+			return NULL;
+		if (ret == 0)
+			depth--;
+		else if (d.ab->children)
+			depth++;
+		p = d.children;
+	}
+	return die->subtree_end = p;
+}
+
+int dr_die__sibling(struct dr_cu *cu, struct dr_die *die)
+{
+	const uint8_t *next = die_subtree_end(cu, die);
+	int ret;
+
+	if (!next)
+		return -EINVAL;
+	ret = die_parse(cu, next, die);
+	return ret;
+}
+
+const struct dr_attr *dr_die__attr(const struct dr_die *die, uint16_t at)
+{
+	uint16_t i;
+
+	for (i = 0; i < die->nr_attrs; i++)
+		if (die->attrs[i].at == at)
+			return &die->attrs[i];
+	return NULL;
+}
+
+const struct dr_attr *dr_die__attr_integrate(struct dr_cu *cu, const struct dr_die *die,
+					     uint16_t at, struct dr_die *tmp)
+{
+	const struct dr_die *d = die;
+	int chain;
+
+	for (chain = 0; chain <= 16; chain++) {
+		const struct dr_attr *a = dr_die__attr(d, at);
+		uint64_t off;
+
+		if (a)
+			return a;
+		a = dr_die__attr(d, DW_AT_abstract_origin);
+		if (!a)
+			a = dr_die__attr(d, DW_AT_specification);
+		if (!a || dr_attr__ref(cu, a, &off) || dr_die__at(cu, off, tmp) != 1)
+			return NULL;
+		d = tmp;
+	}
+	return NULL;
+}
+
+/* ---------------------------------------------------------------------- */
+/* values                                                                 */
+
+static struct rd attr_rd(const struct dr_cu *cu, const struct dr_attr *a)
+{
+	return rd_unit(cu, a->p);
+}
+
+int dr_attr__udata(const struct dr_cu *cu, const struct dr_attr *a, uint64_t *v)
+{
+	struct rd r = attr_rd(cu, a);
+
+	switch (a->form) {
+	case DW_FORM_data1: *v = rd_fixed(&r, 1); break;
+	case DW_FORM_data2: *v = rd_fixed(&r, 2); break;
+	case DW_FORM_data4: *v = rd_fixed(&r, 4); break;
+	case DW_FORM_data8: *v = rd_fixed(&r, 8); break;
+	case DW_FORM_sdata: *v = (uint64_t)rd_sleb(&r); break;
+	case DW_FORM_udata: *v = rd_uleb(&r); break;
+	case DW_FORM_implicit_const: *v = (uint64_t)a->implicit; break;
+	case DW_FORM_sec_offset: *v = rd_fixed(&r, cu->unit->offset_size); break;
+	default: return -EINVAL;
+	}
+	return r.bad ? -EINVAL : 0;
+}
+
+int dr_attr__sdata(const struct dr_cu *cu, const struct dr_attr *a, int64_t *v)
+{
+	struct rd r = attr_rd(cu, a);
+
+	switch (a->form) {
+	case DW_FORM_data1: *v = (int8_t)rd_fixed(&r, 1); break;
+	case DW_FORM_data2: *v = (int16_t)rd_fixed(&r, 2); break;
+	case DW_FORM_data4: *v = (int32_t)rd_fixed(&r, 4); break;
+	case DW_FORM_data8: *v = (int64_t)rd_fixed(&r, 8); break;
+	case DW_FORM_sdata: *v = rd_sleb(&r); break;
+	case DW_FORM_udata: *v = (int64_t)rd_uleb(&r); break;
+	case DW_FORM_implicit_const: *v = a->implicit; break;
+	default: return -EINVAL;
+	}
+	return r.bad ? -EINVAL : 0;
+}
+
+bool dr_attr__flag(const struct dr_attr *a)
+{
+	if (a->form == DW_FORM_flag_present)
+		return true;
+	return a->form == DW_FORM_flag && *a->p != 0;
+}
+
+static const char *section_string(const struct dr_section *s, uint64_t off)
+{
+	if (!s->data || off >= s->size || !memchr(s->data + off, 0, s->size - off))
+		return NULL;
+	return (const char *)s->data + off;
+}
+
+const char *dr_attr__string(const struct dr_cu *cu, const struct dr_attr *a)
+{
+	const struct dr_sections *secs = cu->secs;
+	struct rd r = attr_rd(cu, a), so;
+	uint64_t idx;
+
+	switch (a->form) {
+	case DW_FORM_string:
+		return r.bad || !memchr(r.p, 0, (size_t)(r.end - r.p)) ? NULL : (const char *)r.p;
+	case DW_FORM_strp:
+		return section_string(&secs->str, rd_fixed(&r, cu->unit->offset_size));
+	case DW_FORM_line_strp:
+		return section_string(&secs->line_str, rd_fixed(&r, cu->unit->offset_size));
+	case DW_FORM_strx: case DW_FORM_GNU_str_index: idx = rd_uleb(&r); break;
+	case DW_FORM_strx1: idx = rd_fixed(&r, 1); break;
+	case DW_FORM_strx2: idx = rd_fixed(&r, 2); break;
+	case DW_FORM_strx3: idx = rd_fixed(&r, 3); break;
+	case DW_FORM_strx4: idx = rd_fixed(&r, 4); break;
+	default: return NULL;
+	}
+	if (r.bad)
+		return NULL;
+	so = rd_at(&secs->str_offsets, cu->str_offsets_base + idx * cu->unit->offset_size,
+		   secs->swap);
+	idx = rd_fixed(&so, cu->unit->offset_size);
+	return so.bad ? NULL : section_string(&secs->str, idx);
+}
+
+int dr_attr__ref(const struct dr_cu *cu, const struct dr_attr *a, uint64_t *off)
+{
+	struct rd r = attr_rd(cu, a);
+	uint64_t v;
+
+	switch (a->form) {
+	case DW_FORM_ref1: v = rd_fixed(&r, 1); break;
+	case DW_FORM_ref2: v = rd_fixed(&r, 2); break;
+	case DW_FORM_ref4: v = rd_fixed(&r, 4); break;
+	case DW_FORM_ref8: v = rd_fixed(&r, 8); break;
+	case DW_FORM_ref_udata: v = rd_uleb(&r); break;
+	default: return -EINVAL; /* ref_addr and ref_sig8 are rejected at open */
+	}
+	if (r.bad || v >= cu->unit->end - cu->unit->off)
+		return -EINVAL;
+	*off = cu->unit->off + v;
+	return 0;
+}
+
+int dr_attr__block(const struct dr_cu *cu, const struct dr_attr *a, const uint8_t **p,
+		   size_t *len)
+{
+	struct rd r = attr_rd(cu, a);
+	uint64_t n;
+
+	switch (a->form) {
+	case DW_FORM_block1: n = rd_fixed(&r, 1); break;
+	case DW_FORM_block2: n = rd_fixed(&r, 2); break;
+	case DW_FORM_block4: n = rd_fixed(&r, 4); break;
+	case DW_FORM_block: case DW_FORM_exprloc: n = rd_uleb(&r); break;
+	default: return -EINVAL;
+	}
+	if (r.bad || n > (uint64_t)(r.end - r.p))
+		return -EINVAL;
+	*p = r.p;
+	*len = (size_t)n;
+	return 0;
+}
+
+int dr_cu__addrx(const struct dr_cu *cu, uint64_t idx, uint64_t *addr)
+{
+	struct rd r = rd_at(&cu->secs->addr, cu->addr_base + idx * cu->unit->addr_size,
+			    cu->secs->swap);
+
+	*addr = rd_fixed(&r, cu->unit->addr_size);
+	return r.bad ? -EINVAL : 0;
+}
+
+/* ---------------------------------------------------------------------- */
+/* location expressions                                                   */
+
+int dr_expr__decode(const struct dr_cu *cu, const uint8_t *expr, size_t len, struct dr_op *ops,
+		    int max)
+{
+	struct rd r = { .p = expr, .end = expr + len, .swap = cu->secs->swap };
+	uint8_t osz = cu->unit->offset_size, asz = cu->unit->addr_size;
+	int n = 0;
+
+	while (r.p < r.end && !r.bad) {
+		struct dr_op op = { .atom = *r.p++ };
+		uint8_t a = op.atom;
+
+		if ((a >= DW_OP_lit0 && a <= DW_OP_reg31) || (a >= DW_OP_dup && a <= DW_OP_plus &&
+							       a != DW_OP_pick)) {
+			/* no operand */
+		} else if (a >= DW_OP_breg0 && a <= DW_OP_breg31) {
+			op.number = (uint64_t)rd_sleb(&r);
+		} else {
+			switch (a) {
+			case DW_OP_addr: op.number = rd_fixed(&r, asz); break;
+			case DW_OP_deref: case DW_OP_shl: case DW_OP_shr: case DW_OP_shra:
+			case DW_OP_xor: case DW_OP_eq: case DW_OP_ge: case DW_OP_gt:
+			case DW_OP_le: case DW_OP_lt: case DW_OP_ne: case DW_OP_nop:
+			case DW_OP_push_object_address: case DW_OP_form_tls_address:
+			case DW_OP_call_frame_cfa: case DW_OP_stack_value:
+			case DW_OP_GNU_push_tls_address: case DW_OP_GNU_uninit:
+				break;
+			case DW_OP_const1u: case DW_OP_const1s: case DW_OP_pick:
+			case DW_OP_deref_size: case DW_OP_xderef_size:
+				op.number = rd_fixed(&r, 1); break;
+			case DW_OP_const2u: case DW_OP_const2s: case DW_OP_bra: case DW_OP_skip:
+			case DW_OP_call2:
+				op.number = rd_fixed(&r, 2); break;
+			case DW_OP_const4u: case DW_OP_const4s: case DW_OP_call4:
+			case DW_OP_GNU_parameter_ref:
+				op.number = rd_fixed(&r, 4); break;
+			case DW_OP_const8u: case DW_OP_const8s: op.number = rd_fixed(&r, 8); break;
+			case DW_OP_constu: case DW_OP_plus_uconst: case DW_OP_regx: case DW_OP_piece:
+			case DW_OP_addrx: case DW_OP_constx: case DW_OP_convert:
+			case DW_OP_reinterpret: case DW_OP_GNU_convert: case DW_OP_GNU_reinterpret:
+			case DW_OP_GNU_addr_index: case DW_OP_GNU_const_index:
+				op.number = rd_uleb(&r); break;
+			case DW_OP_consts: case DW_OP_fbreg: op.number = (uint64_t)rd_sleb(&r); break;
+			case DW_OP_bregx: op.number = rd_uleb(&r); rd_sleb(&r); break;
+			case DW_OP_bit_piece: case DW_OP_regval_type: case DW_OP_GNU_regval_type:
+				op.number = rd_uleb(&r); rd_uleb(&r); break;
+			case DW_OP_call_ref: case DW_OP_GNU_variable_value:
+				op.number = rd_fixed(&r, osz); break;
+			case DW_OP_implicit_pointer: case DW_OP_GNU_implicit_pointer:
+				op.number = rd_fixed(&r, osz); rd_sleb(&r); break;
+			case DW_OP_deref_type: case DW_OP_xderef_type: case DW_OP_GNU_deref_type:
+				rd_fixed(&r, 1); op.number = rd_uleb(&r); break;
+			case DW_OP_implicit_value: case DW_OP_entry_value: case DW_OP_GNU_entry_value:
+				op.block_len = (size_t)rd_uleb(&r);
+				op.block = r.p;
+				rd_skip(&r, op.block_len);
+				break;
+			case DW_OP_const_type: case DW_OP_GNU_const_type:
+				op.number = rd_uleb(&r);
+				op.block_len = (size_t)rd_fixed(&r, 1);
+				op.block = r.p;
+				rd_skip(&r, op.block_len);
+				break;
+			default:
+				return -EINVAL;
+			}
+		}
+		if (r.bad)
+			return -EINVAL;
+		if (n < max)
+			ops[n] = op;
+		n++;
+	}
+	return r.bad ? -EINVAL : n;
+}
+
+static int loc_v4_for_each(const struct dr_cu *cu, uint64_t off,
+			   int (*fn)(void *, const uint8_t *, size_t), void *ctx)
+{
+	struct rd r = rd_at(&cu->secs->loc, off, cu->secs->swap);
+	uint8_t asz = cu->unit->addr_size;
+	uint64_t max = asz == 8 ? ~(uint64_t)0 : 0xffffffffu;
+
+	for (;;) {
+		uint64_t begin = rd_fixed(&r, asz), end = rd_fixed(&r, asz), len;
+		const uint8_t *expr;
+		int ret;
+
+		if (r.bad)
+			return -EINVAL;
+		if (!begin && !end)
+			return 0;
+		if (begin == max)
+			continue; /* base address selection */
+		len = rd_fixed(&r, 2);
+		expr = r.p;
+		rd_skip(&r, len);
+		if (r.bad)
+			return -EINVAL;
+		ret = fn(ctx, expr, (size_t)len);
+		if (ret)
+			return ret;
+	}
+}
+
+static int loc_v5_for_each(const struct dr_cu *cu, uint64_t off,
+			   int (*fn)(void *, const uint8_t *, size_t), void *ctx)
+{
+	struct rd r = rd_at(&cu->secs->loclists, off, cu->secs->swap);
+	uint8_t asz = cu->unit->addr_size;
+
+	for (;;) {
+		uint8_t kind = (uint8_t)rd_fixed(&r, 1);
+		uint64_t len;
+		const uint8_t *expr;
+		int ret;
+
+		switch (kind) {
+		case DW_LLE_end_of_list:
+			return r.bad ? -EINVAL : 0;
+		case DW_LLE_base_addressx: rd_uleb(&r); continue;
+		case DW_LLE_base_address: rd_fixed(&r, asz); continue;
+		case DW_LLE_startx_endx: case DW_LLE_startx_length: case DW_LLE_offset_pair:
+			rd_uleb(&r); rd_uleb(&r); break;
+		case DW_LLE_default_location: break;
+		case DW_LLE_start_end: rd_fixed(&r, asz); rd_fixed(&r, asz); break;
+		case DW_LLE_start_length: rd_fixed(&r, asz); rd_uleb(&r); break;
+		default: return -EINVAL;
+		}
+		len = rd_uleb(&r);
+		expr = r.p;
+		rd_skip(&r, len);
+		if (r.bad)
+			return -EINVAL;
+		ret = fn(ctx, expr, (size_t)len);
+		if (ret)
+			return ret;
+	}
+}
+
+int dr_attr__for_each_location(const struct dr_cu *cu, const struct dr_attr *a,
+			       int (*fn)(void *ctx, const uint8_t *expr, size_t len), void *ctx)
+{
+	const uint8_t *expr;
+	size_t len;
+	uint64_t off;
+	struct rd r, t;
+
+	if (!dr_attr__block(cu, a, &expr, &len))
+		return fn(ctx, expr, len);
+	r = attr_rd(cu, a);
+	switch (a->form) {
+	case DW_FORM_sec_offset: off = rd_fixed(&r, cu->unit->offset_size); break;
+	case DW_FORM_data4: off = rd_fixed(&r, 4); break;
+	case DW_FORM_data8: off = rd_fixed(&r, 8); break;
+	case DW_FORM_loclistx:
+		t = rd_at(&cu->secs->loclists,
+			  cu->loclists_base + rd_uleb(&r) * cu->unit->offset_size, cu->secs->swap);
+		off = cu->loclists_base + rd_fixed(&t, cu->unit->offset_size);
+		if (t.bad)
+			return -EINVAL;
+		break;
+	default: return -EINVAL;
+	}
+	if (r.bad)
+		return -EINVAL;
+	if (cu->unit->version < 5)
+		return loc_v4_for_each(cu, off, fn, ctx);
+	return loc_v5_for_each(cu, off, fn, ctx);
+}

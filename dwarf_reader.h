@@ -1,0 +1,145 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * dwarf_reader - a small, bounds-checked DWARF 2-5 DIE reader.
+ *
+ * Why not libdw for the DIE walk: libdw 0.188 looks attributes up by
+ * rescanning a DIE's attribute list for every dwarf_attr() call and finds a
+ * sibling by re-parsing the subtree before it; its CU lookups and
+ * location-list caches are shared, unlocked state. This reader decodes a
+ * DIE's attributes once, remembers where each subtree ends, and has no shared
+ * mutable state at all: struct dr_file is read-only after dr_file__open(),
+ * and a struct dr_cu belongs to the one thread reading that unit.
+ *
+ * Every read is checked against its section's end; malformed input gives
+ * -EINVAL (never a read out of bounds) and the caller reports the CU and DIE
+ * offset.
+ */
+#ifndef DWARF_READER_H
+#define DWARF_READER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct dr_section {
+	const uint8_t *data;
+	size_t size;
+};
+
+/* the debug sections of one ELF file */
+struct dr_sections {
+	struct dr_section info, abbrev, str, line_str, str_offsets, addr, loc, loclists;
+	bool swap; /* file byte order differs from ours */
+};
+
+struct dr_unit {
+	uint64_t off;	  /* unit header offset in .debug_info */
+	uint64_t end;	  /* first byte after the unit */
+	uint64_t die_off; /* offset of the unit DIE */
+	uint64_t abbrev_off;
+	uint16_t version;
+	uint8_t unit_type;
+	uint8_t addr_size;
+	uint8_t offset_size;
+};
+
+struct dr_spec {
+	uint16_t at;
+	uint16_t form;
+	int64_t implicit; /* DW_FORM_implicit_const value */
+};
+
+struct dr_abbrev {
+	uint32_t tag;
+	bool children;
+	uint16_t nr_specs;
+	struct dr_spec *specs;
+};
+
+/* a unit being read; owned by one thread */
+struct dr_cu {
+	const struct dr_sections *secs;
+	const struct dr_unit *unit;
+	struct dr_abbrev *abbrevs; /* indexed by code */
+	uint32_t nr_abbrevs;
+	struct dr_spec *spec_pool;
+	uint64_t str_offsets_base, addr_base, loclists_base;
+};
+
+#define DR_MAX_ATTRS 64
+
+struct dr_attr {
+	uint16_t at, form;
+	const uint8_t *p; /* value bytes */
+	int64_t implicit;
+};
+
+struct dr_die {
+	uint64_t off; /* offset in .debug_info */
+	const struct dr_abbrev *ab;
+	const uint8_t *children;    /* first byte after the attributes */
+	const uint8_t *subtree_end; /* after the children's terminator, once known */
+	uint16_t nr_attrs;
+	struct dr_attr attrs[DR_MAX_ATTRS];
+};
+
+/* Walk the unit headers: *@off is advanced; returns 1 for a unit, 0 at the end, -EINVAL */
+int dr_unit__next(const struct dr_sections *secs, uint64_t *off, struct dr_unit *u);
+
+/* Set up @cu for @unit (parses its abbreviation table). 0 or -errno. */
+int dr_cu__init(struct dr_cu *cu, const struct dr_sections *secs, const struct dr_unit *unit);
+void dr_cu__release(struct dr_cu *cu);
+
+/* Parse the DIE at .debug_info offset @off. 1 for a DIE, 0 for a null entry, -EINVAL */
+int dr_die__at(struct dr_cu *cu, uint64_t off, struct dr_die *die);
+/* First child of @die: 1 found, 0 none, -EINVAL */
+int dr_die__child(struct dr_cu *cu, struct dr_die *die, struct dr_die *child);
+/* Next sibling of @die (in place): 1 found, 0 none, -EINVAL */
+int dr_die__sibling(struct dr_cu *cu, struct dr_die *die);
+
+const struct dr_attr *dr_die__attr(const struct dr_die *die, uint16_t at);
+/*
+ * Like dr_die__attr, but follows DW_AT_abstract_origin, then
+ * DW_AT_specification, as libdw's dwarf_attr_integrate() does. @tmp holds
+ * the DIE the attribute was found in.
+ */
+const struct dr_attr *dr_die__attr_integrate(struct dr_cu *cu, const struct dr_die *die,
+					     uint16_t at, struct dr_die *tmp);
+
+/* attribute values, with libdw's dwarf_form*() semantics; 0 or -EINVAL */
+int dr_attr__udata(const struct dr_cu *cu, const struct dr_attr *a, uint64_t *v);
+int dr_attr__sdata(const struct dr_cu *cu, const struct dr_attr *a, int64_t *v);
+bool dr_attr__flag(const struct dr_attr *a);
+const char *dr_attr__string(const struct dr_cu *cu, const struct dr_attr *a);
+/* DW_FORM_ref*: the referenced .debug_info offset */
+int dr_attr__ref(const struct dr_cu *cu, const struct dr_attr *a, uint64_t *off);
+/* exprloc/block forms: the bytes */
+int dr_attr__block(const struct dr_cu *cu, const struct dr_attr *a, const uint8_t **p,
+		   size_t *len);
+
+/* .debug_addr entry @idx of the unit */
+int dr_cu__addrx(const struct dr_cu *cu, uint64_t idx, uint64_t *addr);
+
+/*
+ * Location expressions. dr_expr walks the operations of one expression.
+ */
+struct dr_op {
+	uint8_t atom;
+	uint64_t number;	       /* first operand (addresses, indexes, constants) */
+	const uint8_t *block;	       /* DW_OP_entry_value / implicit_value block */
+	size_t block_len;
+};
+
+/* Decode the operations of @expr into @ops (at most @max); returns the count or -EINVAL */
+int dr_expr__decode(const struct dr_cu *cu, const uint8_t *expr, size_t len, struct dr_op *ops,
+		    int max);
+
+/*
+ * Call @fn for every expression of the location attribute @a (one for
+ * exprloc, each entry of a location list), in order, until it returns
+ * non-zero. Returns fn's last value, or -EINVAL.
+ */
+int dr_attr__for_each_location(const struct dr_cu *cu, const struct dr_attr *a,
+			       int (*fn)(void *ctx, const uint8_t *expr, size_t len), void *ctx);
+
+#endif /* DWARF_READER_H */
