@@ -269,6 +269,8 @@ static int loader_map_sections(struct dwarf_loader *dl, GElf_Ehdr *eh)
 			s->size = data->d_size;
 		}
 	}
+	dr_section__trim_strings(&dl->secs.str);
+	dr_section__trim_strings(&dl->secs.line_str);
 	if (!dl->secs.info.data || !dl->secs.info.size || !dl->secs.abbrev.data) {
 		pr_warn("%s: no DWARF debug info (.debug_info)\n", dl->path);
 		return -ENODATA;

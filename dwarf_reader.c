@@ -484,11 +484,18 @@ bool dr_attr__flag(const struct dr_attr *a)
 	return a->form == DW_FORM_flag && *a->p != 0;
 }
 
+/* string sections end with a NUL (dr_section__trim_strings), so any offset inside is a string */
 static const char *section_string(const struct dr_section *s, uint64_t off)
 {
-	if (!s->data || off >= s->size || !memchr(s->data + off, 0, s->size - off))
+	if (!s->data || off >= s->size)
 		return NULL;
 	return (const char *)s->data + off;
+}
+
+void dr_section__trim_strings(struct dr_section *s)
+{
+	while (s->size && s->data[s->size - 1] != '\0')
+		s->size--;
 }
 
 const char *dr_attr__string(const struct dr_cu *cu, const struct dr_attr *a)

@@ -83,6 +83,10 @@ struct dr_die {
 	struct dr_attr attrs[DR_MAX_ATTRS];
 };
 
+/* Drop an unterminated tail from a string section, so every offset in it
+ * starts a NUL-terminated string. */
+void dr_section__trim_strings(struct dr_section *s);
+
 /* Walk the unit headers: *@off is advanced; returns 1 for a unit, 0 at the end, -EINVAL */
 int dr_unit__next(const struct dr_sections *secs, uint64_t *off, struct dr_unit *u);
 
