@@ -837,6 +837,15 @@ int btf_encoder__write_raw(struct btf_encoder *enc, const char *path)
 	return err;
 }
 
+const void *btf_encoder__raw_data(struct btf_encoder *enc, size_t *size)
+{
+	uint32_t sz;
+	const void *data = btf__raw_data(enc->btf, &sz);
+
+	*size = sz;
+	return data;
+}
+
 void btf_encoder__stats(const struct btf_encoder *enc, struct btf_encoder_stats *stats)
 {
 	*stats = enc->stats;

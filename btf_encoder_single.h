@@ -10,6 +10,7 @@
 #ifndef BTF_ENCODER_SINGLE_H
 #define BTF_ENCODER_SINGLE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 struct btf_encoder;
@@ -39,6 +40,9 @@ int btf_encoder__finish(struct btf_encoder *enc);
 /* Write raw BTF atomically: a temporary file in the same directory, then
  * rename(2). On error nothing is left behind. 0 or -errno. */
 int btf_encoder__write_raw(struct btf_encoder *enc, const char *path);
+
+/* the final raw BTF (after finish), in the ELF's byte order; NULL on ENOMEM */
+const void *btf_encoder__raw_data(struct btf_encoder *enc, size_t *size);
 
 void btf_encoder__stats(const struct btf_encoder *enc, struct btf_encoder_stats *stats);
 

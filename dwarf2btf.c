@@ -23,6 +23,7 @@
 #include "d2b_util.h"
 #include "dwarf_loader.h"
 #include "dwarves_emit_ordered.h"
+#include "elf_btf_section.h"
 #include "elf_symtab.h"
 
 #define PAHOLE_COMPAT_VERSION "v1.30"
@@ -81,7 +82,8 @@ static void usage(FILE *f)
 		"Usage: dwarf2btf -J [OPTION...] FILE\n"
 		"Encode the DWARF of FILE as BTF, as pahole -J does (compatible with pahole %s).\n"
 		"\n"
-		"  -J, --btf_encode               encode BTF (into FILE: not supported yet)\n"
+		"  -J, --btf_encode               encode BTF into FILE's .BTF section (atomically;\n"
+		"                                 $LLVM_OBJCOPY, default llvm-objcopy, adds it)\n"
 		"      --btf_encode_detached=OUT  write raw BTF to OUT\n"
 		"  -j, --jobs[=N]                 N worker threads (bare: all CPUs; default 1)\n"
 		"      --btf_features=LIST        features: default, +LIST, or a list (see\n"
@@ -275,7 +277,15 @@ static int encode_file(const char *path, const struct d2b_conf *conf)
 	}
 	if (err)
 		goto out;
-	err = btf_encoder__write_raw(r.enc, conf->detached);
+	if (conf->detached) {
+		err = btf_encoder__write_raw(r.enc, conf->detached);
+	} else {
+		const void *data;
+		size_t size;
+
+		data = btf_encoder__raw_data(r.enc, &size);
+		err = data ? elf_btf__write_in_place(path, data, size) : -ENOMEM;
+	}
 	phase_report(conf, &pc, "write");
 	if (!err && conf->verbose) {
 		btf_encoder__stats(r.enc, &stats);
@@ -316,11 +326,6 @@ int main(int argc, char **argv)
 	}
 	if (conf.btf_base) {
 		pr_warn("--btf_base (split BTF for modules) is not supported yet\n");
-		return EXIT_FAILURE;
-	}
-	if (!conf.detached) {
-		pr_warn("%s: in-place -J is not supported yet: use --btf_encode_detached=FILE\n",
-			argv[optind]);
 		return EXIT_FAILURE;
 	}
 	err = encode_file(argv[optind], &conf);

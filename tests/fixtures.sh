@@ -123,5 +123,36 @@ for set in 61 612 default; do
 	done
 done
 
+# ---- in place (-J without --btf_encode_detached) -------------------------
+# The fixture has no .BTF: both tools add it with $LLVM_OBJCOPY (GNU objcopy,
+# as the kernel passes it, and the llvm-objcopy default). Running -J again on
+# the result replaces the existing .BTF through libelf. Whole files are
+# compared.
+read -r -a flags <<<"$FLAGS_612"
+for objcopy in objcopy llvm-objcopy; do
+	ref=$WORKDIR/inplace-ref-$objcopy
+	out=$WORKDIR/inplace-out-$objcopy
+	cp "$WORKDIR/fixture" "$ref"
+	cp "$WORKDIR/fixture" "$out"
+	for step in add replace; do
+		if ! LLVM_OBJCOPY=$objcopy "$PAHOLE" -J "${flags[@]}" "$ref"; then
+			echo "fixtures.sh: FAIL (setup): pahole 1.30 -J in place failed" >&2
+			exit 1
+		fi
+		rc=0
+		LLVM_OBJCOPY=$objcopy "$DWARF2BTF" -J -j2 "${flags[@]}" "$out" || rc=$?
+		if [ "$rc" -ne 0 ]; then
+			echo "FAIL: in place ($step, $objcopy): exit status $rc"
+			failed=$((failed + 1))
+		elif cmp "$ref" "$out"; then
+			echo "ok: in place ($step, $objcopy)"
+			passed=$((passed + 1))
+		else
+			echo "FAIL: in place ($step, $objcopy): $out differs from $ref"
+			failed=$((failed + 1))
+		fi
+	done
+done
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -63,5 +63,34 @@ for set in "${sets[@]}"; do
 		fi
 	done
 done
+# In place, as the kernel's link-vmlinux.sh runs it (LLVM_OBJCOPY=$OBJCOPY):
+# Debian's vmlinux already has a .BTF (replaced through libelf); with it
+# renamed away, the section is added with objcopy. Whole files compared.
+if [ "$KVER" = 6.1 ]; then
+	name=${sets[0]%%:*} flags=${sets[0]#*:}
+	for step in replace add; do
+		ref=$WORKDIR/inplace-ref out=$WORKDIR/inplace-out
+		if [ $step = replace ]; then
+			cp "$VMLINUX" "$ref"
+		else
+			objcopy --rename-section .BTF=.BTF.debian "$VMLINUX" "$ref"
+		fi
+		cp "$ref" "$out"
+		# shellcheck disable=SC2086
+		LLVM_OBJCOPY=objcopy "$PAHOLE" -J -j2 $flags "$ref"
+		# shellcheck disable=SC2086
+		if ! LLVM_OBJCOPY=objcopy "$D2B" -J -j2 $flags "$out"; then
+			echo "FAIL: in place ($step): dwarf2btf failed"
+			fail=$((fail + 1))
+		elif cmp "$ref" "$out"; then
+			echo "ok: in place ($step): identical to pahole 1.30's file"
+			pass=$((pass + 1))
+		else
+			echo "FAIL: in place ($step): files differ"
+			fail=$((fail + 1))
+		fi
+		rm -f "$ref" "$out"
+	done
+fi
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
