@@ -68,7 +68,7 @@ command -v gnuplot >/dev/null || need+=(gnuplot-nox)
 if [ ${#need[@]} -gt 0 ]; then
 	log "installing ${need[*]}"
 	apt-get update -qq >&2
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >&2
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}" >&2
 fi
 
 # --- build ------------------------------------------------------------------
@@ -147,7 +147,7 @@ median() {
 		sort -g | awk '{ v[NR] = $1 } END { m = int((NR + 1) / 2)
 			printf "%.2f\n", NR % 2 ? v[m] : (v[m] + v[m + 1]) / 2 }'
 }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b > 0 ? a / b : 0 }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }'; }
 
 section=$tmp/section.md
 plotdata=$tmp/scaling.dat
