@@ -91,7 +91,7 @@ struct btf_encoder {
 };
 
 struct btf_encoder *btf_encoder__new(const struct d2b_conf *conf, struct elf_symtab *es,
-				     const char *path, int *err)
+				     struct btf *base, const char *path, int *err)
 {
 	struct btf_encoder *enc = calloc(1, sizeof(*enc));
 
@@ -102,7 +102,7 @@ struct btf_encoder *btf_encoder__new(const struct d2b_conf *conf, struct elf_sym
 	enc->conf = conf;
 	enc->es = es;
 	enc->path = path;
-	enc->btf = btf__new_empty();
+	enc->btf = base ? btf__new_empty_split(base) : btf__new_empty();
 	enc->secs = calloc(elf_symtab__nr_sections(es) + 1, sizeof(*enc->secs));
 	if (!enc->btf || !enc->secs) {
 		*err = -ENOMEM;

@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct btf;
 struct btf_encoder;
 struct cu;
 struct d2b_conf;
@@ -27,9 +28,13 @@ struct btf_encoder_stats {
 	uint32_t nr_types;	     /* after dedup, including void */
 };
 
-/* @path names the input in messages. Returns NULL with *@err = -errno. */
+/*
+ * @base: NULL, or the base BTF to encode split BTF against (kernel modules);
+ * it must outlive the encoder. @path names the input in messages. Returns
+ * NULL with *@err = -errno.
+ */
 struct btf_encoder *btf_encoder__new(const struct d2b_conf *conf, struct elf_symtab *es,
-				     const char *path, int *err);
+				     struct btf *base, const char *path, int *err);
 void btf_encoder__free(struct btf_encoder *enc);
 
 /* Append @cu's types, decl tags and VARs; save its functions. 0 or -errno. */

@@ -10,6 +10,7 @@
  * printed once where they happen, with file and CU/DIE context; here they
  * only become the exit status.
  */
+#include <bpf/btf.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -103,7 +104,7 @@ static void usage(FILE *f)
 		"                                 $PAHOLE_LANG_EXCLUDE)\n"
 		"      --reproducible_build       accepted, no effect: output is always\n"
 		"                                 reproducible\n"
-		"      --btf_base=FILE            split BTF (not supported yet)\n"
+		"      --btf_base=FILE            encode split BTF against FILE's BTF (modules)\n"
 		"  -V, --verbose                  per-phase times and counts on stderr\n"
 		"      --version                  print the pahole version this matches\n"
 		"      --numeric_version          the same, as a number\n"
@@ -250,6 +251,7 @@ static int encode_file(const char *path, const struct d2b_conf *conf)
 	};
 	struct btf_encoder_stats stats;
 	struct elf_symtab *es = NULL;
+	struct btf *base = NULL;
 	struct phase_clock pc;
 	struct run r = {};
 	int err;
@@ -261,7 +263,16 @@ static int encode_file(const char *path, const struct d2b_conf *conf)
 	es = elf_symtab__new(path, conf, &err);
 	if (!es)
 		goto out;
-	r.enc = btf_encoder__new(conf, es, path, &err);
+	if (conf->btf_base) {
+		base = btf__parse(conf->btf_base, NULL);
+		if (!base) {
+			err = -errno;
+			pr_warn("%s: cannot read base BTF (raw BTF or an ELF file with .BTF): %s\n",
+				conf->btf_base, strerror(-err));
+			goto out;
+		}
+	}
+	r.enc = btf_encoder__new(conf, es, base, path, &err);
 	if (!r.enc)
 		goto out;
 	phase_report(conf, &pc, "open");
@@ -297,6 +308,7 @@ static int encode_file(const char *path, const struct d2b_conf *conf)
 	}
 out:
 	btf_encoder__free(r.enc);
+	btf__free(base);
 	elf_symtab__free(es);
 	dwarf_loader__free(r.dl);
 	return err;
@@ -322,10 +334,6 @@ int main(int argc, char **argv)
 	}
 	if (!encode) {
 		pr_warn("only BTF encoding (-J) is supported\n");
-		return EXIT_FAILURE;
-	}
-	if (conf.btf_base) {
-		pr_warn("--btf_base (split BTF for modules) is not supported yet\n");
 		return EXIT_FAILURE;
 	}
 	err = encode_file(argv[optind], &conf);

@@ -37,6 +37,7 @@
 #include "d2b_util.h"
 #include "dwarf_loader.h"
 #include "dwarf_reader.h"
+#include "elf_symtab.h"
 
 #ifndef DW_TAG_LLVM_annotation
 #define DW_TAG_LLVM_annotation 0x6000
@@ -51,6 +52,10 @@ struct dwarf_loader {
 	Elf *elf;
 	const struct d2b_conf *conf;
 	struct dr_sections secs;
+	/* ET_REL: relocated private copies of debug sections, to free */
+	uint8_t *reloc_copies[8];
+	unsigned int nr_reloc_copies;
+	size_t sec_index[8]; /* ELF section index of each dr_sections member */
 	struct dr_unit *units; /* read-only after __new */
 	bool *cu_excluded;
 	unsigned int nr_cus;
@@ -267,6 +272,7 @@ static int loader_map_sections(struct dwarf_loader *dl, GElf_Ehdr *eh)
 			}
 			s->data = data->d_buf;
 			s->size = data->d_size;
+			dl->sec_index[i] = elf_ndxscn(scn);
 		}
 	}
 	dr_section__trim_strings(&dl->secs.str);
@@ -276,6 +282,152 @@ static int loader_map_sections(struct dwarf_loader *dl, GElf_Ehdr *eh)
 		return -ENODATA;
 	}
 	return 0;
+}
+
+
+/* ---------------------------------------------------------------------- */
+/* relocatable files (kernel modules)                                     */
+
+/*
+ * Relocation types that can appear in debug sections: 0 if none, else the
+ * width written (4 or 8 bytes); -1 for a type we do not know.
+ */
+static int reloc_width(unsigned int machine, unsigned int type)
+{
+	switch (machine) {
+	case EM_X86_64:
+		return type == 0 ? 0 : type == 1 ? 8 : (type == 10 || type == 11) ? 4 : -1;
+	case EM_AARCH64:
+		return (type == 0 || type == 256) ? 0 : type == 257 ? 8 : type == 258 ? 4 : -1;
+	case EM_S390:
+		return type == 0 ? 0 : type == 22 ? 8 : type == 4 ? 4 : -1;
+	default:
+		return -1;
+	}
+}
+
+/* @width bytes at @p in the file's byte order (@swap: it differs from ours) */
+static uint64_t buf_get(const uint8_t *p, int width, bool swap)
+{
+	bool big = swap != (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__);
+	uint64_t v = 0;
+	int i;
+
+	for (i = 0; i < width; i++)
+		v |= (uint64_t)p[big ? width - 1 - i : i] << (8 * i);
+	return v;
+}
+
+static void buf_put(uint8_t *p, int width, uint64_t v, bool swap)
+{
+	bool big = swap != (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__);
+	int i;
+
+	for (i = 0; i < width; i++)
+		p[big ? width - 1 - i : i] = (uint8_t)(v >> (8 * i));
+}
+
+/* apply the relocation section @rscn to @target (a private copy) */
+static int reloc_apply(struct dwarf_loader *dl, unsigned int machine, Elf_Scn *rscn,
+		       GElf_Shdr *rsh, struct dr_section *target, const uint64_t *layout,
+		       size_t nr_secs)
+{
+	Elf_Scn *symscn = elf_getscn(dl->elf, rsh->sh_link);
+	Elf_Data *rdata = elf_getdata(rscn, NULL), *syms = symscn ? elf_getdata(symscn, NULL) : NULL;
+	size_t i, n;
+
+	if (!rdata || !syms || !rsh->sh_entsize)
+		return -EINVAL;
+	n = rsh->sh_size / rsh->sh_entsize;
+	for (i = 0; i < n; i++) {
+		GElf_Rela rela;
+		GElf_Rel rel;
+		GElf_Sym sym;
+		uint64_t s_val = 0, addend;
+		int width;
+
+		if (rsh->sh_type == SHT_RELA) {
+			if (!gelf_getrela(rdata, (int)i, &rela))
+				return -EINVAL;
+		} else {
+			if (!gelf_getrel(rdata, (int)i, &rel))
+				return -EINVAL;
+			rela = (GElf_Rela){ rel.r_offset, rel.r_info, 0 };
+		}
+		width = reloc_width(machine, GELF_R_TYPE(rela.r_info));
+		if (width < 0) {
+			pr_warn("%s: unsupported relocation type %u in a debug section\n", dl->path,
+				(unsigned int)GELF_R_TYPE(rela.r_info));
+			return -ENOTSUP;
+		}
+		if (!width)
+			continue;
+		if (rela.r_offset > target->size || target->size - rela.r_offset < (size_t)width ||
+		    !gelf_getsym(syms, (int)GELF_R_SYM(rela.r_info), &sym))
+			return -EINVAL;
+		if (sym.st_shndx == SHN_ABS)
+			s_val = sym.st_value;
+		else if (sym.st_shndx != SHN_UNDEF && sym.st_shndx != SHN_COMMON &&
+			 sym.st_shndx < nr_secs)
+			s_val = layout[sym.st_shndx] + sym.st_value;
+		addend = rsh->sh_type == SHT_RELA ? (uint64_t)rela.r_addend
+						  : buf_get(target->data + rela.r_offset, width,
+							    dl->secs.swap);
+		buf_put((uint8_t *)target->data + rela.r_offset, width, s_val + addend,
+			dl->secs.swap);
+	}
+	return 0;
+}
+
+/*
+ * A relocatable file's DWARF points at its sections through relocations:
+ * apply them, with libdwfl's section layout, to private copies of the debug
+ * sections, as libdwfl does for pahole.
+ */
+static int loader_relocate(struct dwarf_loader *dl, unsigned int machine)
+{
+	struct dr_section *secs[] = { &dl->secs.info, &dl->secs.abbrev, &dl->secs.str,
+				      &dl->secs.line_str, &dl->secs.str_offsets, &dl->secs.addr,
+				      &dl->secs.loc, &dl->secs.loclists };
+	uint64_t *layout;
+	Elf_Scn *scn = NULL;
+	size_t nr_secs;
+	int err = 0;
+
+	if (elf_getshdrnum(dl->elf, &nr_secs))
+		return -EINVAL;
+	layout = calloc(nr_secs ? nr_secs : 1, sizeof(*layout));
+	if (!layout)
+		return -ENOMEM;
+	err = elf_rel_layout(dl->elf, layout, nr_secs);
+	while (!err && (scn = elf_nextscn(dl->elf, scn))) {
+		GElf_Shdr sh;
+		size_t i;
+
+		if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_RELA && sh.sh_type != SHT_REL))
+			continue;
+		for (i = 0; i < 8; i++) {
+			struct dr_section *t = secs[i];
+			uint8_t *copy;
+
+			if (!t->data || dl->sec_index[i] != sh.sh_info)
+				continue;
+			if (!(copy = malloc(t->size ? t->size : 1))) {
+				err = -ENOMEM;
+				break;
+			}
+			memcpy(copy, t->data, t->size);
+			t->data = copy;
+			dl->reloc_copies[dl->nr_reloc_copies++] = copy;
+			err = reloc_apply(dl, machine, scn, &sh, t, layout, nr_secs);
+			if (err == -EINVAL)
+				pr_warn("%s: section %zu: malformed relocations\n", dl->path,
+					elf_ndxscn(scn));
+			break;
+		}
+	}
+	free(layout);
+	return err;
 }
 
 static int loader_index_units(struct dwarf_loader *dl)
@@ -365,13 +517,10 @@ struct dwarf_loader *dwarf_loader__new(const char *path, const struct d2b_conf *
 		*err = -EINVAL;
 		goto out_free;
 	}
-	if (eh.e_type == ET_REL) {
-		pr_warn("%s: relocatable objects (kernel modules) are not supported yet\n", path);
-		*err = -ENOTSUP;
-		goto out_free;
-	}
 	loader_set_arch(dl, &eh);
 	*err = loader_map_sections(dl, &eh);
+	if (!*err && eh.e_type == ET_REL)
+		*err = loader_relocate(dl, eh.e_machine);
 	if (*err)
 		goto out_free;
 	abbrev_uses_ref_addr(&dl->secs.abbrev, &ref_addr);
@@ -399,6 +548,8 @@ void dwarf_loader__free(struct dwarf_loader *dl)
 		elf_end(dl->elf);
 	if (dl->fd >= 0)
 		close(dl->fd);
+	while (dl->nr_reloc_copies)
+		free(dl->reloc_copies[--dl->nr_reloc_copies]);
 	free(dl->units);
 	free(dl->cu_excluded);
 	free(dl);

@@ -68,29 +68,70 @@ static int functions_cmp(const void *a, const void *b)
 	return elf_function__cmp(a, b);
 }
 
+#define DWFL_OFFLINE_BASE 0x10000 /* libdwfl's OFFLINE_REDZONE */
+
+int elf_rel_layout(Elf *elf, uint64_t *addrs, size_t nr)
+{
+	uint64_t end = DWFL_OFFLINE_BASE;
+	size_t i;
+
+	for (i = 0; i < nr; i++) {
+		Elf_Scn *scn = elf_getscn(elf, i);
+		GElf_Shdr sh;
+		uint64_t align;
+
+		if (!scn || !gelf_getshdr(scn, &sh))
+			return -EINVAL;
+		addrs[i] = sh.sh_addr;
+		if (!i || !(sh.sh_flags & SHF_ALLOC))
+			continue;
+		align = sh.sh_addralign ? sh.sh_addralign : 1;
+		if (align & (align - 1))
+			return -EINVAL;
+		addrs[i] = (end + align - 1) & ~(align - 1);
+		end = addrs[i] + sh.sh_size;
+	}
+	return 0;
+}
+
 static int symtab_read_sections(struct elf_symtab *es, const struct d2b_conf *conf)
 {
+	uint64_t *layout = NULL;
 	size_t shstrndx, i;
+	GElf_Ehdr eh;
 
-	if (elf_getshdrnum(es->elf, &es->nr_secs) || elf_getshdrstrndx(es->elf, &shstrndx))
+	if (elf_getshdrnum(es->elf, &es->nr_secs) || elf_getshdrstrndx(es->elf, &shstrndx) ||
+	    !gelf_getehdr(es->elf, &eh))
 		return -EINVAL;
 	es->secs = calloc(es->nr_secs ? es->nr_secs : 1, sizeof(*es->secs));
 	if (!es->secs)
 		return -ENOMEM;
+	if (eh.e_type == ET_REL) {
+		layout = calloc(es->nr_secs ? es->nr_secs : 1, sizeof(*layout));
+		if (!layout)
+			return -ENOMEM;
+		if (elf_rel_layout(es->elf, layout, es->nr_secs)) {
+			free(layout);
+			return -EINVAL;
+		}
+	}
 	for (i = 0; i < es->nr_secs; i++) {
 		Elf_Scn *scn = elf_getscn(es->elf, i);
 		struct elf_section *s = &es->secs[i];
 		GElf_Shdr sh;
 
-		if (!scn || !gelf_getshdr(scn, &sh))
+		if (!scn || !gelf_getshdr(scn, &sh)) {
+			free(layout);
 			return -EINVAL;
+		}
 		s->name = elf_strptr(es->elf, shstrndx, sh.sh_name);
-		s->addr = sh.sh_addr;
+		s->addr = layout ? layout[i] : sh.sh_addr;
 		s->size = sh.sh_size;
 		s->type = sh.sh_type;
 		s->include = conf->global_var ||
 			     (!conf->skip_vars && s->name && !strcmp(s->name, ".data..percpu"));
 	}
+	free(layout);
 	return 0;
 }
 

@@ -88,9 +88,8 @@ chmod 0751 "$work/inplace"
 LLVM_OBJCOPY=objcopy "$D2B" -J "$work/inplace" && ok || bad "in-place -J failed"
 [ "$(stat -c %a "$work/inplace")" = 751 ] && ok || bad "in-place -J changed the file mode"
 readelf -S "$work/inplace" | grep -q ' \.BTF ' && ok || bad "in-place -J added no .BTF"
-# not implemented yet: must fail loudly, never silently
-expect_error "--btf_base" "not supported yet" \
-	"$D2B" -J --btf_base="$work/a.btf" --btf_encode_detached="$work/o8.btf" "$work/prog"
+expect_error "--btf_base not BTF" "$work/text: cannot read base BTF" \
+	"$D2B" -J --btf_base="$work/text" --btf_encode_detached="$work/o8.btf" "$work/prog"
 for f in o1 o2 o3 o4 o5 o6 o8; do
 	[ ! -e "$work/$f.btf" ] && ok || bad "output $f.btf left behind after an error"
 done

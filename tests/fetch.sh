@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # fetch.sh - fetch and cache the reference tools and real inputs the tests use.
 #
-# Usage: tests/fetch.sh deps|pahole130|pahole124|kernel61|kernel612|all
+# Usage: tests/fetch.sh deps|pahole130|pahole124|kernel61|kernel612|modules61|modules612|all
 #
 # Everything is cached under $DWARF2BTF_CACHE (default /var/cache/dwarf2btf),
 # so a second run costs nothing. Prints nothing on success except progress on
@@ -13,6 +13,10 @@
 #   pahole124  bookworm's pahole 1.24, unpacked into $CACHE/pahole-1.24
 #   kernel61   vmlinux of the newest bookworm 6.1 cloud kernel
 #   kernel612  vmlinux of the newest bookworm-security 6.12 (+deb12) cloud kernel
+#   modules61, modules612
+#              a set of that kernel's modules (xfs, btrfs, mlx5_core and
+#              smaller ones: fs/fat, net/ipv4, drivers/block) with debug info,
+#              from the same package, into $CACHE/linux-<ver>/modules
 #
 # The trixie apt source copies the URI of this machine's own Debian entry;
 # it is pinned at priority 100 so that nothing is ever installed from it.
@@ -161,8 +165,41 @@ kernel() {
 kernel61() { kernel linux-6.1 linux-image-cloud-amd64-dbg; }
 kernel612() { kernel linux-6.12 linux-image-6.12-cloud-amd64-dbg; }
 
+MODULE_PATTERNS=(
+	'./usr/lib/debug/lib/modules/*/kernel/fs/xfs/xfs.ko'
+	'./usr/lib/debug/lib/modules/*/kernel/fs/btrfs/btrfs.ko'
+	'./usr/lib/debug/lib/modules/*/kernel/drivers/net/ethernet/mellanox/mlx5/core/mlx5_core.ko'
+	'./usr/lib/debug/lib/modules/*/kernel/fs/fat/*.ko'
+	'./usr/lib/debug/lib/modules/*/kernel/net/ipv4/*.ko'
+	'./usr/lib/debug/lib/modules/*/kernel/drivers/block/*.ko'
+)
+
+# modules NAME : the modules of the package kernel NAME was taken from
+modules() {
+	local name=$1
+	local out=$CACHE/$name/modules
+	[ -d "$out" ] && return 0
+	local pkg
+	pkg=$(cat "$CACHE/$name/package")
+	log "fetching $pkg again for its modules (large)"
+	apt_update
+	local tmp
+	tmp=$(mktemp -d)
+	chmod 755 "$tmp"
+	(cd "$tmp" && apt-get download -qq "$pkg" >&2)
+	mkdir -p "$tmp/x"
+	dpkg-deb --fsys-tarfile "$tmp"/*.deb | tar -x -C "$tmp/x" --wildcards "${MODULE_PATTERNS[@]}"
+	mkdir -p "$out.tmp"
+	find "$tmp/x" -name '*.ko' -exec mv {} "$out.tmp/" \;
+	rm -rf "$tmp"
+	mv "$out.tmp" "$out"
+}
+
+modules61() { kernel61; modules linux-6.1; }
+modules612() { kernel612; modules linux-6.12; }
+
 case ${1:-all} in
-deps | pahole130 | pahole124 | kernel61 | kernel612) "$1" ;;
-all) deps; pahole130; pahole124; kernel61; kernel612 ;;
-*) echo "usage: $0 deps|pahole130|pahole124|kernel61|kernel612|all" >&2; exit 2 ;;
+deps | pahole130 | pahole124 | kernel61 | kernel612 | modules61 | modules612) "$1" ;;
+all) deps; pahole130; pahole124; kernel61; kernel612; modules61; modules612 ;;
+*) echo "usage: $0 deps|pahole130|pahole124|kernel61|kernel612|modules61|modules612|all" >&2; exit 2 ;;
 esac

@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# modules.sh - split BTF of real kernel modules against pahole 1.30.
+#
+# Usage: tests/modules.sh DWARF2BTF BTFDIFF WORKDIR 6.1|6.12
+#
+# For every cached module of that Debian kernel (tests/fetch.sh modules61 /
+# modules612: xfs, btrfs, mlx5_core and 72 smaller ones) and each flag set
+# the kernel generation passes, encodes split BTF against the kernel's
+# vmlinux with pahole 1.30 and with dwarf2btf (-j1, -j2 and -j3 in turn;
+# all three for the three largest modules), and cmp's them. Two modules are
+# also encoded in place, as Makefile.modfinal does, and whole files compared.
+# The last line is "N passed, M failed"; exit status 0 iff M is 0.
+set -euo pipefail
+
+[ $# -eq 4 ] || { echo "usage: $0 DWARF2BTF BTFDIFF WORKDIR 6.1|6.12" >&2; exit 2; }
+D2B=$1 BTFDIFF=$2 WORKDIR=$3 KVER=$4
+here=$(cd "$(dirname "$0")" && pwd)
+CACHE=${DWARF2BTF_CACHE:-/var/cache/dwarf2btf}
+
+"$here/fetch.sh" pahole130
+"$here/fetch.sh" "modules${KVER/./}"
+PAHOLE=$CACHE/pahole-1.30/bin/pahole130
+BASE=$CACHE/linux-$KVER/vmlinux
+MODDIR=$CACHE/linux-$KVER/modules
+echo "kernel: $(cat "$CACHE/linux-$KVER/package"), $(find "$MODDIR" -name '*.ko' | wc -l) modules"
+
+FLAGS_61="--btf_gen_floats --lang_exclude=rust --skip_encoding_btf_inconsistent_proto --btf_gen_optimized"
+FLAGS_612="--btf_features=encode_force,var,float,enum64,decl_tag,type_tag,optimized_func,consistent_func,decl_tag_kfuncs --lang_exclude=rust"
+case $KVER in
+6.1) sets=("61:$FLAGS_61" "612:$FLAGS_612") ;;
+6.12) sets=("612:$FLAGS_612") ;;
+*) echo "modules.sh: unknown kernel $KVER" >&2; exit 2 ;;
+esac
+
+rm -rf "$WORKDIR"
+mkdir -p "$WORKDIR"
+pass=0 fail=0
+
+# compare NAME REF OUT: cmp, and btfdiff on a mismatch
+compare() {
+	if cmp -s "$2" "$3"; then
+		pass=$((pass + 1))
+	else
+		echo "FAIL: $1"
+		"$BTFDIFF" --base "$BASE" "$2" "$3" || true
+		fail=$((fail + 1))
+	fi
+}
+
+n=0
+for set in "${sets[@]}"; do
+	name=${set%%:*} flags=${set#*:}
+	for ko in "$MODDIR"/*.ko; do
+		mod=$(basename "$ko" .ko)
+		ref=$WORKDIR/ref.btf
+		# pahole 1.30 does not truncate an existing output file
+		rm -f "$ref"
+		# shellcheck disable=SC2086
+		"$PAHOLE" -J $flags --btf_base "$BASE" --btf_encode_detached="$ref" "$ko"
+		case $mod in
+		xfs | btrfs | mlx5_core) jobs="1 2 3" ;;
+		*) n=$((n + 1)); jobs=$((n % 3 + 1)) ;;
+		esac
+		for j in $jobs; do
+			out=$WORKDIR/out.btf
+			rm -f "$out"
+			# shellcheck disable=SC2086
+			if "$D2B" -J -j$j $flags --btf_base "$BASE" --btf_encode_detached="$out" "$ko"; then
+				compare "$name $mod -j$j" "$ref" "$out"
+			else
+				echo "FAIL: $name $mod -j$j: dwarf2btf failed"
+				fail=$((fail + 1))
+			fi
+		done
+	done
+	echo "set $name: done, $pass passed, $fail failed so far"
+done
+
+# in place, as Makefile.modfinal runs it (the modules already have a .BTF)
+flags=${sets[0]#*:}
+for mod in xfs vfat; do
+	ko=$MODDIR/$mod.ko
+	[ -e "$ko" ] || continue
+	cp "$ko" "$WORKDIR/ref.ko"
+	cp "$ko" "$WORKDIR/out.ko"
+	# shellcheck disable=SC2086
+	LLVM_OBJCOPY=objcopy "$PAHOLE" -J $flags --btf_base "$BASE" "$WORKDIR/ref.ko"
+	# shellcheck disable=SC2086
+	if LLVM_OBJCOPY=objcopy "$D2B" -J -j2 $flags --btf_base "$BASE" "$WORKDIR/out.ko"; then
+		if cmp -s "$WORKDIR/ref.ko" "$WORKDIR/out.ko"; then
+			pass=$((pass + 1))
+		else
+			echo "FAIL: in place $mod: files differ"
+			fail=$((fail + 1))
+		fi
+	else
+		echo "FAIL: in place $mod: dwarf2btf failed"
+		fail=$((fail + 1))
+	fi
+done
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
