@@ -86,6 +86,16 @@ FLAGS_default=""
 passed=0
 failed=0
 
+# the feature list: pahole 1.30's, less what Debian 12's libbpf 1.1 cannot do
+# (distilled_base needs btf__distill_base, libbpf 1.5)
+want=$("$PAHOLE" --supported_btf_features | sed -e 's/,distilled_base//')
+if [ "$("$DWARF2BTF" --supported_btf_features)" = "$want" ]; then
+	passed=$((passed + 1))
+else
+	echo "FAIL: --supported_btf_features: '$("$DWARF2BTF" --supported_btf_features)', want '$want'"
+	failed=$((failed + 1))
+fi
+
 for set in 61 612 default; do
 	flagvar=FLAGS_$set
 	read -r -a flags <<<"${!flagvar}"
