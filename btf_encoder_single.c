@@ -45,6 +45,7 @@
 #include "dwarf_loader.h"
 #include "elf_symtab.h"
 #include "msort.h"
+#include "tmpfiles.h"
 
 struct saved_param {
 	const char *name;
@@ -808,6 +809,8 @@ int btf_encoder__write_raw(struct btf_encoder *enc, const char *path)
 	}
 	free(dir_copy);
 	fd = mkstemp(tmp);
+	if (fd >= 0)
+		tmpfiles__add(tmp);
 	if (fd < 0) {
 		err = -errno;
 		pr_warn("%s: cannot create a temporary file next to it: %s\n", path, strerror(errno));
@@ -833,6 +836,7 @@ int btf_encoder__write_raw(struct btf_encoder *enc, const char *path)
 		pr_warn("%s: cannot write: %s\n", path, strerror(-err));
 		unlink(tmp);
 	}
+	tmpfiles__del(tmp);
 	free(tmp);
 	return err;
 }

@@ -26,6 +26,7 @@
 #include "dwarves_emit_ordered.h"
 #include "elf_btf_section.h"
 #include "elf_symtab.h"
+#include "tmpfiles.h"
 
 #define PAHOLE_COMPAT_VERSION "v1.30"
 #define PAHOLE_COMPAT_NUMERIC "130"
@@ -336,6 +337,7 @@ int main(int argc, char **argv)
 		pr_warn("only BTF encoding (-J) is supported\n");
 		return EXIT_FAILURE;
 	}
+	tmpfiles__init();
 	err = encode_file(argv[optind], &conf);
 	return err ? EXIT_FAILURE : EXIT_SUCCESS;
 }

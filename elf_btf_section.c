@@ -26,6 +26,7 @@
 
 #include "d2b_util.h"
 #include "elf_btf_section.h"
+#include "tmpfiles.h"
 
 extern char **environ;
 
@@ -55,6 +56,8 @@ static int tmp_next_to(const char *path, const char *tag, char **tmp)
 			fd = -errno;
 			free(*tmp);
 			*tmp = NULL;
+		} else {
+			tmpfiles__add(*tmp);
 		}
 	} else {
 		*tmp = NULL;
@@ -145,6 +148,8 @@ static int objcopy_add_section(const char *btf_path, const char *elf_path)
 	argv[4] = arg;
 	argv[5] = (char *)elf_path;
 	err = posix_spawn(&pid, "/bin/sh", NULL, NULL, argv, environ);
+	if (!err)
+		tmpfiles__set_child(pid);
 	if (err) {
 		err = -err;
 	} else if (waitpid(pid, &status, 0) < 0) {
@@ -154,6 +159,7 @@ static int objcopy_add_section(const char *btf_path, const char *elf_path)
 			WIFEXITED(status) ? WEXITSTATUS(status) : -1);
 		err = -EIO;
 	}
+	tmpfiles__set_child(0);
 	free(script);
 	free(arg);
 	return err;
@@ -215,6 +221,7 @@ int elf_btf__write_in_place(const char *path, const void *btf, size_t size)
 		pr_warn("%s: cannot replace it: %s\n", path, strerror(errno));
 		goto out;
 	}
+	tmpfiles__del(copy);
 	free(copy);
 	copy = NULL;
 	err = 0;
@@ -227,10 +234,12 @@ out:
 		close(in);
 	if (btf_tmp) {
 		unlink(btf_tmp);
+		tmpfiles__del(btf_tmp);
 		free(btf_tmp);
 	}
 	if (copy) {
 		unlink(copy);
+		tmpfiles__del(copy);
 		free(copy);
 	}
 	return err;

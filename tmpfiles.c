@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * tmpfiles - clean up temporary files on a fatal signal; see tmpfiles.h.
+ *
+ * A signal handler can only reach process-wide state, so this is the one
+ * module with file-scope mutable state: a few slots holding registered
+ * paths and a child pid. They are written only by the main thread, with
+ * signals blocked around each change, and read by the handler, which uses
+ * only async-signal-safe calls (unlink, kill, signal, raise).
+ */
+#include <pthread.h>
+#include <signal.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tmpfiles.h"
+
+#define MAX_TMPFILES 4
+
+static const char *volatile tmp_paths[MAX_TMPFILES]; /* guarded by blocking signals */
+static volatile pid_t tmp_child;		     /* likewise */
+
+static const int fatal_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+
+static void tmpfiles_handler(int sig)
+{
+	int i;
+
+	if (tmp_child > 0)
+		kill(tmp_child, SIGTERM);
+	for (i = 0; i < MAX_TMPFILES; i++)
+		if (tmp_paths[i])
+			unlink(tmp_paths[i]);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void signals_block(sigset_t *old)
+{
+	sigset_t set;
+	size_t i;
+
+	sigemptyset(&set);
+	for (i = 0; i < sizeof(fatal_signals) / sizeof(fatal_signals[0]); i++)
+		sigaddset(&set, fatal_signals[i]);
+	pthread_sigmask(SIG_BLOCK, &set, old);
+}
+
+void tmpfiles__init(void)
+{
+	struct sigaction sa;
+	size_t i;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = tmpfiles_handler;
+	sigemptyset(&sa.sa_mask);
+	for (i = 0; i < sizeof(fatal_signals) / sizeof(fatal_signals[0]); i++)
+		sigaddset(&sa.sa_mask, fatal_signals[i]);
+	for (i = 0; i < sizeof(fatal_signals) / sizeof(fatal_signals[0]); i++)
+		sigaction(fatal_signals[i], &sa, NULL);
+}
+
+void tmpfiles__add(const char *path)
+{
+	sigset_t old;
+	int i;
+
+	signals_block(&old);
+	for (i = 0; i < MAX_TMPFILES; i++) {
+		if (!tmp_paths[i]) {
+			tmp_paths[i] = path;
+			break;
+		}
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+void tmpfiles__del(const char *path)
+{
+	sigset_t old;
+	int i;
+
+	signals_block(&old);
+	for (i = 0; i < MAX_TMPFILES; i++)
+		if (tmp_paths[i] == path)
+			tmp_paths[i] = NULL;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+void tmpfiles__set_child(pid_t pid)
+{
+	sigset_t old;
+
+	signals_block(&old);
+	tmp_child = pid;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
