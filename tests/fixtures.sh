@@ -29,10 +29,11 @@ DWARFVER=$6
 export LC_ALL=C
 
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=tests/lib.sh
+. "$here/lib.sh"
 fixdir=$here/fixtures
 
 "$here/fetch.sh" pahole130
-PAHOLE=${DWARF2BTF_CACHE:-/var/cache/dwarf2btf}/pahole-1.30/bin/pahole130
 [ -x "$PAHOLE" ] || { echo "fixtures.sh: $PAHOLE not found" >&2; exit 1; }
 
 rm -rf "$WORKDIR"
@@ -79,8 +80,6 @@ run_logged "$CC" "${cflags[@]}" -Wl,-T,"$fixdir/percpu.lds" -o "$WORKDIR/fixture
 
 # ---- encode and compare --------------------------------------------------
 
-FLAGS_61="--btf_gen_floats --lang_exclude=rust --skip_encoding_btf_inconsistent_proto --btf_gen_optimized"
-FLAGS_612="--btf_features=encode_force,var,float,enum64,decl_tag,type_tag,optimized_func,consistent_func,decl_tag_kfuncs --lang_exclude=rust"
 FLAGS_default=""
 
 passed=0

@@ -16,22 +16,20 @@ set -euo pipefail
 [ $# -eq 4 ] || { echo "usage: $0 DWARF2BTF BTFDIFF WORKDIR 6.1|6.12" >&2; exit 2; }
 D2B=$1 BTFDIFF=$2 WORKDIR=$3 KVER=$4
 here=$(cd "$(dirname "$0")" && pwd)
-CACHE=${DWARF2BTF_CACHE:-/var/cache/dwarf2btf}
+# shellcheck source=tests/lib.sh
+. "$here/lib.sh"
 
 "$here/fetch.sh" pahole130
 "$here/fetch.sh" "kernel${KVER/./}"
-PAHOLE=$CACHE/pahole-1.30/bin/pahole130
 VMLINUX=$CACHE/linux-$KVER/vmlinux
 echo "kernel: $(cat "$CACHE/linux-$KVER/package")"
 
 # scripts/pahole-flags.sh (6.1) and scripts/Makefile.btf (6.12) for pahole 1.30
-FLAGS_61="--btf_gen_floats --lang_exclude=rust --skip_encoding_btf_inconsistent_proto --btf_gen_optimized"
-FEAT_612="encode_force,var,float,enum64,decl_tag,type_tag,optimized_func,consistent_func"
 case $KVER in
-6.1) sets=("61:$FLAGS_61" "612:--btf_features=$FEAT_612,decl_tag_kfuncs --lang_exclude=rust") ;;
+6.1) sets=("61:$FLAGS_61" "612:$FLAGS_612") ;;
 # 6.12 has KFUNCS sets in .BTF_ids, so decl_tag_kfuncs changes its output
-6.12) sets=("612:--btf_features=$FEAT_612,decl_tag_kfuncs --lang_exclude=rust"
-	    "612-nokfuncs:--btf_features=$FEAT_612 --lang_exclude=rust") ;;
+6.12) sets=("612:$FLAGS_612"
+	    "612-nokfuncs:$FLAGS_612_NOKFUNCS") ;;
 esac
 
 rm -rf "$WORKDIR"

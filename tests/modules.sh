@@ -15,17 +15,15 @@ set -euo pipefail
 [ $# -eq 4 ] || { echo "usage: $0 DWARF2BTF BTFDIFF WORKDIR 6.1|6.12" >&2; exit 2; }
 D2B=$1 BTFDIFF=$2 WORKDIR=$3 KVER=$4
 here=$(cd "$(dirname "$0")" && pwd)
-CACHE=${DWARF2BTF_CACHE:-/var/cache/dwarf2btf}
+# shellcheck source=tests/lib.sh
+. "$here/lib.sh"
 
 "$here/fetch.sh" pahole130
 "$here/fetch.sh" "modules${KVER/./}"
-PAHOLE=$CACHE/pahole-1.30/bin/pahole130
 BASE=$CACHE/linux-$KVER/vmlinux
 MODDIR=$CACHE/linux-$KVER/modules
 echo "kernel: $(cat "$CACHE/linux-$KVER/package"), $(find "$MODDIR" -name '*.ko' | wc -l) modules"
 
-FLAGS_61="--btf_gen_floats --lang_exclude=rust --skip_encoding_btf_inconsistent_proto --btf_gen_optimized"
-FLAGS_612="--btf_features=encode_force,var,float,enum64,decl_tag,type_tag,optimized_func,consistent_func,decl_tag_kfuncs --lang_exclude=rust"
 case $KVER in
 6.1) sets=("61:$FLAGS_61" "612:$FLAGS_612") ;;
 6.12) sets=("612:$FLAGS_612") ;;
