@@ -229,6 +229,7 @@ static int run_emit(void *ctx, unsigned int id, void *unit)
 	int err = btf_encoder__encode_cu(r->enc, unit);
 
 	cu__free(unit);
+	dwarf_loader__release_cu(r->dl, id);
 	return err;
 }
 

@@ -31,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "btf_features.h"
@@ -56,6 +57,10 @@ struct dwarf_loader {
 	uint8_t *reloc_copies[8];
 	unsigned int nr_reloc_copies;
 	size_t sec_index[8]; /* ELF section index of each dr_sections member */
+	/* .debug_info is the file mapping itself, and below this it is released
+	 * (collector only) */
+	bool info_mapped;
+	uint64_t info_released;
 	struct dr_unit *units; /* read-only after __new */
 	bool *cu_excluded;
 	unsigned int nr_cus;
@@ -493,6 +498,8 @@ static int loader_index_units(struct dwarf_loader *dl)
 struct dwarf_loader *dwarf_loader__new(const char *path, const struct d2b_conf *conf, int *err)
 {
 	struct dwarf_loader *dl;
+	size_t raw_size;
+	char *raw;
 	GElf_Ehdr eh;
 	bool ref_addr;
 
@@ -533,6 +540,9 @@ struct dwarf_loader *dwarf_loader__new(const char *path, const struct d2b_conf *
 	*err = loader_index_units(dl);
 	if (*err)
 		goto out_free;
+	raw = elf_rawfile(dl->elf, &raw_size);
+	dl->info_mapped = !dl->nr_reloc_copies && raw && dl->secs.info.data >= (const uint8_t *)raw &&
+			  dl->secs.info.data + dl->secs.info.size <= (const uint8_t *)raw + raw_size;
 	return dl;
 
 out_free:
@@ -553,6 +563,28 @@ void dwarf_loader__free(struct dwarf_loader *dl)
 	free(dl->units);
 	free(dl->cu_excluded);
 	free(dl);
+}
+
+/*
+ * .debug_info is read through libelf's read-only private mapping of the file,
+ * so its pages can be dropped with MADV_DONTNEED and come back from the file
+ * on a later access. Units are emitted in order and workers only read units
+ * after the last emitted one, so everything before the end of unit @id
+ * (rounded down to a page) is no longer in use. A decompressed or relocated
+ * copy is ordinary memory and is left alone.
+ */
+void dwarf_loader__release_cu(struct dwarf_loader *dl, unsigned int id)
+{
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), start, end;
+	const uint8_t *base = dl->secs.info.data;
+
+	if (!dl->info_mapped || id >= dl->nr_cus)
+		return;
+	start = ((uintptr_t)base + dl->info_released + page - 1) & ~(page - 1);
+	end = ((uintptr_t)base + dl->units[id].end) & ~(page - 1);
+	if (end > start)
+		madvise((void *)start, end - start, MADV_DONTNEED);
+	dl->info_released = dl->units[id].end;
 }
 
 unsigned int dwarf_loader__nr_cus(const struct dwarf_loader *dl)

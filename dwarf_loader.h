@@ -139,6 +139,13 @@ unsigned int dwarf_loader__nr_cus(const struct dwarf_loader *dl);
  * and DIE offset.
  */
 int dwarf_loader__load_cu(struct dwarf_loader *dl, unsigned int id, struct cu **cup);
+
+/*
+ * Units 0..@id are done: their .debug_info pages may leave the process's
+ * resident set (they are re-read from the file if ever touched again).
+ * Call in id order, from one thread (the collector).
+ */
+void dwarf_loader__release_cu(struct dwarf_loader *dl, unsigned int id);
 void cu__free(struct cu *cu);
 
 #endif /* DWARF_LOADER_H */

@@ -7,9 +7,10 @@
 # second copy with fresh file times), runs `dpkg-buildpackage -us -uc -b` in
 # both and checks: the .deb holds /usr/bin/dwarf2btf and its manual page, its
 # control fields are sane, the packaged program runs, lintian reports no
-# error, and the two builds are byte-identical. Then a plain cmake build
-# installed with DESTDIR and CMAKE_INSTALL_PREFIX=/opt/d2b must put exactly
-# the program and the manual page under $DESTDIR/opt/d2b.
+# error (binary and source package), and the two builds are byte-identical.
+# Then a plain cmake build installed with DESTDIR and
+# CMAKE_INSTALL_PREFIX=/opt/d2b must put exactly the program and the manual
+# page under $DESTDIR/opt/d2b.
 #
 # Usage: tests/package.sh SRC_DIR WORK_DIR
 set -uo pipefail
@@ -31,6 +32,7 @@ finish() {
 }
 # check WHAT CMD...: ok or FAIL on CMD's exit status
 check() { local what=$1; shift; if "$@"; then ok "$what"; else bad "$what"; fi; }
+# shellcheck disable=SC2317 # called through check
 quiet() { "$@" >/dev/null 2>&1; }
 
 # --- tools and build dependencies (keep in step with debian/control) ---------
@@ -93,7 +95,15 @@ cmake_version=$(sed -nE 's/^project\(dwarf2btf VERSION ([0-9.]+).*/\1/p' "$src/C
 check "debian/changelog version $version is CMakeLists.txt's project version $cmake_version" \
 	test "${version%%[-+~]*}" = "$cmake_version"
 
-# --- the two package builds ---------------------------------------------------
+# --- the source package (for lintian's source checks), then two binary builds
+if (cd "$work/a" && dpkg-source -b dwarf2btf) >"$work/a/source.log" 2>&1; then
+	ok "dpkg-source -b"
+else
+	tail -20 "$work/a/source.log"
+	bad "dpkg-source -b"
+fi
+dsc=$work/a/dwarf2btf_${version}.dsc
+
 for side in a b; do
 	echo "building the package in $work/$side/dwarf2btf"
 	if (cd "$work/$side/dwarf2btf" && dpkg-buildpackage -us -uc -b) >"$work/$side/build.log" 2>&1; then
@@ -151,8 +161,10 @@ check "packaged dwarf2btf --version prints v1.30" \
 check "packaged manual page is the man page" \
 	bash -c "zcat '$work/extract/usr/share/man/man1/dwarf2btf.1.gz' | cmp -s - '$work/a/dwarf2btf/Documentation/dwarf2btf.1'"
 
-# lintian: no error; warnings are listed
-lintian_out=$(lintian --fail-on error "$changes" 2>&1)
+# lintian on the binary and the source package: no error; warnings are listed
+lint=("$changes")
+[ -f "$dsc" ] && lint+=("$dsc")
+lintian_out=$(lintian --fail-on error "${lint[@]}" 2>&1)
 lintian_rc=$?
 lintian_out=$(grep -v '^running with root privileges' <<<"$lintian_out")
 [ -n "$lintian_out" ] && printf '%s\n' "$lintian_out" | sed 's/^/  lintian: /'
