@@ -4,8 +4,8 @@
 # (cached in $DWARF2BTF_CACHE), builds, and runs every CTest test.
 #
 # Then the same build under AddressSanitizer + UndefinedBehaviorSanitizer and
-# under ThreadSanitizer runs every test but the long real-kernel ones, plus
-# one sanitized real-kernel encode per flag set.
+# under ThreadSanitizer runs every test but the long real-kernel ones and the
+# package build, plus one sanitized real-kernel encode per flag set.
 #
 # Usage: bash tests/run-all.sh [BUILD_DIR]
 set -euo pipefail
@@ -25,5 +25,5 @@ for san in ASAN TSAN; do
 	# a sanitizer report makes the program fail, hence the test
 	ASAN_OPTIONS=abort_on_error=0:detect_leaks=1 TSAN_OPTIONS=halt_on_error=1 \
 		UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-		ctest --test-dir "$sbuild" --output-on-failure -j"$(nproc)" -LE '^kernel$'
+		ctest --test-dir "$sbuild" --output-on-failure -j"$(nproc)" -LE '^(kernel|package)$'
 done
