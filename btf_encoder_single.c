@@ -281,13 +281,22 @@ static int encode_types(struct btf_encoder *enc, const struct cu *cu, uint32_t t
 
 	for (i = 1; i < cu->nr_types; i++) {
 		const struct cu_type *t = &cu->types[i];
-		int id = encode_type(enc, cu, t, type_id_off);
+		int id;
+
+		/* BTF counts members, values and parameters in 16 bits */
+		if (t->nr > 0xffff) {
+			pr_warn("%s: CU %#" PRIx64 ": DIE %#" PRIx64
+				": %u members, values or parameters; BTF allows 65535\n",
+				enc->path, cu->off, t->die_off, t->nr);
+			return -E2BIG;
+		}
+		id = encode_type(enc, cu, t, type_id_off);
 
 		if (id == -ENOTSUP)
 			return id;
 		if (id < 0) {
 			pr_warn("%s: CU %#" PRIx64 ": DIE %#" PRIx64 ": cannot encode %s: %s\n",
-				enc->path, cu->off, t->die_off, t->name ? t->name : "(anon)",
+				enc->path, cu->off, t->die_off, t->name && *t->name ? t->name : "(anon)",
 				strerror(-id));
 			return id;
 		}
@@ -503,6 +512,12 @@ static int save_funcs(struct btf_encoder *enc, const struct cu *cu, uint32_t typ
 
 		if (fn->declaration || !fn->name || !func_has_arg_names(cu, fn) || !have_syms)
 			continue;
+		if (fn->nr_params > 0xffff) {
+			pr_warn("%s: CU %#" PRIx64 ": DIE %#" PRIx64
+				": %u parameters; BTF allows 65535\n",
+				enc->path, cu->off, fn->die_off, fn->nr_params);
+			return -E2BIG;
+		}
 		elf = func_match(enc, fn);
 		if (!elf)
 			continue;
@@ -542,6 +557,8 @@ int btf_encoder__encode_cu(struct btf_encoder *enc, const struct cu *cu)
 	if (err)
 		goto out_err;
 	err = save_funcs(enc, cu, type_id_off);
+	if (err == -E2BIG)
+		return err; /* reported */
 	if (err)
 		goto out_err;
 	for (i = 0; i < cu->nr_vars; i++) {

@@ -11,11 +11,13 @@
  * only become the exit status.
  */
 #include <bpf/btf.h>
+#include <bpf/libbpf.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -211,6 +213,32 @@ static void phase_report(const struct d2b_conf *conf, struct phase_clock *pc, co
 /* ---------------------------------------------------------------------- */
 /* the pipeline                                                           */
 
+/* --btf_base: raw BTF or an ELF file's .BTF; one clear line on failure */
+static struct btf *base_open(const char *path, int *err)
+{
+	char msg[128];
+	struct btf *base;
+	struct stat st;
+
+	if (stat(path, &st) < 0) {
+		*err = -errno;
+		pr_warn("%s: %s\n", path, strerror(errno));
+		return NULL;
+	}
+	base = btf__parse(path, NULL);
+	if (base)
+		return base;
+	*err = -errno;
+	if (*err == -ENOENT) {
+		pr_warn("%s: no .BTF section to use as base BTF\n", path);
+	} else {
+		libbpf_strerror(*err, msg, sizeof(msg));
+		pr_warn("%s: cannot read base BTF (raw BTF, or an ELF file with .BTF): %s\n", path,
+			msg);
+	}
+	return NULL;
+}
+
 struct run {
 	struct dwarf_loader *dl;
 	struct btf_encoder *enc;
@@ -266,13 +294,9 @@ static int encode_file(const char *path, const struct d2b_conf *conf)
 	if (!es)
 		goto out;
 	if (conf->btf_base) {
-		base = btf__parse(conf->btf_base, NULL);
-		if (!base) {
-			err = -errno;
-			pr_warn("%s: cannot read base BTF (raw BTF or an ELF file with .BTF): %s\n",
-				conf->btf_base, strerror(-err));
+		base = base_open(conf->btf_base, &err);
+		if (!base)
 			goto out;
-		}
 	}
 	r.enc = btf_encoder__new(conf, es, base, path, &err);
 	if (!r.enc)
@@ -338,6 +362,9 @@ int main(int argc, char **argv)
 		pr_warn("only BTF encoding (-J) is supported\n");
 		return EXIT_FAILURE;
 	}
+	/* libbpf's own messages are noise next to ours, except with -V */
+	if (!conf.verbose)
+		libbpf_set_print(NULL);
 	tmpfiles__init();
 	err = encode_file(argv[optind], &conf);
 	return err ? EXIT_FAILURE : EXIT_SUCCESS;

@@ -32,6 +32,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "btf_features.h"
@@ -225,6 +226,39 @@ static void loader_set_arch(struct dwarf_loader *dl, GElf_Ehdr *eh)
 		dl->param_regs = NULL;
 		dl->nr_param_regs = 0;
 	}
+}
+
+/* a truncated file: headers or section contents past its end */
+static int loader_check_size(struct dwarf_loader *dl, GElf_Ehdr *eh)
+{
+	Elf_Scn *scn = NULL;
+	struct stat st;
+	size_t nr, shstrndx;
+	bool shstrndx_ok;
+
+	if (fstat(dl->fd, &st) < 0)
+		return -errno;
+	if (elf_getshdrnum(dl->elf, &nr) ||
+	    eh->e_shoff + (uint64_t)nr * eh->e_shentsize > (uint64_t)st.st_size ||
+	    (!nr && eh->e_shoff)) {
+		pr_warn("%s: truncated ELF file: section headers past its end\n", dl->path);
+		return -EINVAL;
+	}
+	shstrndx_ok = !elf_getshdrstrndx(dl->elf, &shstrndx);
+	while ((scn = elf_nextscn(dl->elf, scn))) {
+		GElf_Shdr sh;
+
+		if (!gelf_getshdr(scn, &sh))
+			return -EINVAL;
+		if (sh.sh_type != SHT_NOBITS && sh.sh_offset + sh.sh_size > (uint64_t)st.st_size) {
+			const char *name = shstrndx_ok ? elf_strptr(dl->elf, shstrndx, sh.sh_name) : NULL;
+
+			pr_warn("%s: %s: extends past the end of the file (truncated?)\n", dl->path,
+				name ? name : "section");
+			return -EINVAL;
+		}
+	}
+	return 0;
 }
 
 static int loader_map_sections(struct dwarf_loader *dl, GElf_Ehdr *eh)
@@ -525,7 +559,9 @@ struct dwarf_loader *dwarf_loader__new(const char *path, const struct d2b_conf *
 		goto out_free;
 	}
 	loader_set_arch(dl, &eh);
-	*err = loader_map_sections(dl, &eh);
+	*err = loader_check_size(dl, &eh);
+	if (!*err)
+		*err = loader_map_sections(dl, &eh);
 	if (!*err && eh.e_type == ET_REL)
 		*err = loader_relocate(dl, eh.e_machine);
 	if (*err)
@@ -605,7 +641,9 @@ struct cu_loader {
 	/* DIE offset (CU-relative) -> types[] index, open addressing */
 	uint32_t *map_keys, *map_vals, map_cap, map_nr;
 	uint64_t err_die; /* DIE the first error is about */
+	uint64_t bad_ref_die; /* first DIE with a reference outside its unit */
 	int depth;
+	bool too_deep;
 	struct dr_die tmp; /* scratch for attribute integration */
 };
 
@@ -615,8 +653,13 @@ static uint32_t rel_ref(struct cu_loader *l, const struct dr_die *die, uint16_t 
 	const struct dr_attr *a = dr_die__attr_integrate(&l->dc, die, at, &l->tmp);
 	uint64_t off;
 
-	if (!a || dr_attr__ref(&l->dc, a, &off))
+	if (!a)
 		return 0;
+	if (dr_attr__ref(&l->dc, a, &off)) {
+		if (!l->bad_ref_die)
+			l->bad_ref_die = die->off;
+		return 0;
+	}
 	return (uint32_t)(off - l->cu_start);
 }
 
@@ -993,6 +1036,11 @@ static int die_process_class(struct cu_loader *l, struct dr_die *die, struct cu_
 	struct dr_die *child;
 	int ret, err = 0;
 
+	if (++l->depth > MAX_DIE_DEPTH) {
+		l->err_die = die->off;
+		l->too_deep = true;
+		return -ELOOP;
+	}
 	/* struct dr_die is large: keep one per nesting level off the stack */
 	child = malloc(sizeof(*child));
 	if (!child)
@@ -1025,6 +1073,7 @@ static int die_process_class(struct cu_loader *l, struct dr_die *die, struct cu_
 	}
 	if (!err)
 		err = ret;
+	l->depth--;
 	free(child);
 	t->nr = members.nr;
 	if (!err)
@@ -1176,6 +1225,7 @@ static int die_process_body(struct cu_loader *l, struct dr_die *die, struct fn_s
 		return 0;
 	if (++l->depth > MAX_DIE_DEPTH) {
 		l->err_die = die->off;
+		l->too_deep = true;
 		return -ELOOP;
 	}
 	child = malloc(sizeof(*child));
@@ -1420,21 +1470,74 @@ static bool type_is_struct(const struct cu *cu, uint32_t idx)
 	return false;
 }
 
-static void cu_resolve(struct cu_loader *l)
+/* a reference that is not a type entry: void, as pahole makes it, if it
+ * points at a DIE at all; anything else is corrupt input */
+static uint32_t ref_resolve(struct cu_loader *l, uint32_t key)
+{
+	uint32_t idx = map_find(l, key);
+
+	if (!idx && key && !l->bad_ref_die &&
+	    dr_die__at(&l->dc, l->cu_start + key, &l->tmp) != 1)
+		l->bad_ref_die = l->cu_start + key;
+	return idx;
+}
+
+/*
+ * Reference kinds only point at other types; in C, a chain of them can only
+ * loop back through a struct or union. A cycle without one (a const that is
+ * its own type) would send libbpf's dedup into unbounded recursion.
+ */
+static int cu_check_cycles(struct cu_loader *l)
+{
+	struct cu *cu = l->cu;
+	uint8_t *state = calloc(cu->nr_types, 1); /* 0 new, 1 on the path, 2 done */
+	uint32_t i, j;
+
+	if (!state)
+		return -ENOMEM;
+	for (i = 1; i < cu->nr_types; i++) {
+		for (j = i; j && state[j] == 0; j = cu->types[j].type) {
+			uint16_t tag = cu->types[j].tag;
+
+			if (tag == DW_TAG_structure_type || tag == DW_TAG_union_type ||
+			    tag == DW_TAG_class_type || tag == DW_TAG_interface_type ||
+			    tag == DW_TAG_enumeration_type || tag == DW_TAG_base_type)
+				break;
+			state[j] = 1;
+		}
+		if (j && state[j] == 1) {
+			l->err_die = cu->types[j].die_off;
+			free(state);
+			return -ELOOP;
+		}
+		for (j = i; j && state[j] == 1; j = cu->types[j].type)
+			state[j] = 2;
+	}
+	free(state);
+	return 0;
+}
+
+static int cu_resolve(struct cu_loader *l)
 {
 	struct cu *cu = l->cu;
 	uint32_t i;
+	int err;
 
 	for (i = 1; i < cu->nr_types; i++)
-		cu->types[i].type = map_find(l, cu->types[i].type);
+		cu->types[i].type = ref_resolve(l, cu->types[i].type);
 	for (i = 0; i < l->nr_members; i++)
-		cu->members[i].type = map_find(l, cu->members[i].type);
+		cu->members[i].type = ref_resolve(l, cu->members[i].type);
 	for (i = 0; i < l->nr_params; i++)
-		cu->params[i].type = map_find(l, cu->params[i].type);
+		cu->params[i].type = ref_resolve(l, cu->params[i].type);
 	for (i = 0; i < cu->nr_vars; i++)
-		cu->vars[i].type = map_find(l, cu->vars[i].type);
+		cu->vars[i].type = ref_resolve(l, cu->vars[i].type);
 	for (i = 0; i < cu->nr_funcs; i++)
-		cu->funcs[i].ret_type = map_find(l, cu->funcs[i].ret_type);
+		cu->funcs[i].ret_type = ref_resolve(l, cu->funcs[i].ret_type);
+	if (l->bad_ref_die)
+		return -EBADMSG;
+	err = cu_check_cycles(l);
+	if (err)
+		return err;
 
 	for (i = 0; i < l->nr_members; i++) {
 		struct cu_member *m = &cu->members[i];
@@ -1468,6 +1571,7 @@ static void cu_resolve(struct cu_loader *l)
 			break;
 		}
 	}
+	return 0;
 }
 
 /* the unit's base offsets into .debug_str_offsets, .debug_addr, .debug_loclists */
@@ -1527,9 +1631,12 @@ int dwarf_loader__load_cu(struct dwarf_loader *dl, unsigned int id, struct cu **
 	}
 	cu_bases(l, cu_die);
 	err = cu_walk(l, cu_die);
+	if (!err && l->bad_ref_die)
+		err = -EBADMSG;
+	if (!err)
+		err = cu_resolve(l);
 	if (err)
 		goto out_warn;
-	cu_resolve(l);
 out_done:
 	*cup = cu;
 	cu = NULL;
@@ -1537,9 +1644,15 @@ out_done:
 	goto out_free;
 
 out_warn:
-	if (err == -ELOOP)
+	if (err == -ELOOP && l->too_deep)
 		pr_warn("%s: CU %#" PRIx64 ": DIE %#" PRIx64 ": nesting deeper than %d\n", dl->path,
 			cu->off, l->err_die, MAX_DIE_DEPTH);
+	else if (err == -ELOOP)
+		pr_warn("%s: CU %#" PRIx64 ": DIE %#" PRIx64 ": type refers to itself\n", dl->path,
+			cu->off, l->err_die);
+	else if (err == -EBADMSG)
+		pr_warn("%s: CU %#" PRIx64 ": DIE %#" PRIx64 ": reference to no DIE of its unit\n",
+			dl->path, cu->off, l->bad_ref_die);
 	else if (err == -EINVAL)
 		pr_warn("%s: CU %#" PRIx64 ": DIE %#" PRIx64 ": malformed DWARF\n", dl->path,
 			cu->off, l->err_die);

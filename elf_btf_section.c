@@ -12,9 +12,13 @@
  * Here the same two operations run on a copy of the input, made next to it
  * with the same mode and owner, and the copy is renamed over the input only
  * once the operation succeeded. Any failure removes the temporary files and
- * leaves the input byte for byte as it was.
+ * leaves the input byte for byte as it was. A symbolic link is followed; a
+ * file with several hard links gets the result written back into it (as
+ * objcopy does), which keeps the links but is not atomic.
  */
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <gelf.h>
 #include <libgen.h>
 #include <spawn.h>
@@ -127,18 +131,27 @@ out:
 	return ret;
 }
 
-/* $LLVM_OBJCOPY --add-section .BTF=@btf_path @elf_path, through sh as pahole's system() */
+/*
+ * $LLVM_OBJCOPY --add-section .BTF=@btf_path @elf_path, through sh as pahole's
+ * system() (so LLVM_OBJCOPY may hold several words). objcopy runs in its own
+ * process group with our fatal signals held until it is done: a ^C cannot
+ * kill it half-way (GNU objcopy would leave its own temporary file), and the
+ * held signal then removes our temporary files. Returns 0, -errno, or the
+ * exit status (> 0) of a failed objcopy.
+ */
 static int objcopy_add_section(const char *btf_path, const char *elf_path)
 {
 	const char *objcopy = getenv("LLVM_OBJCOPY");
 	char *arg = NULL, *script = NULL;
 	char *argv[] = { "sh", "-c", NULL, "sh", NULL, NULL, NULL };
+	posix_spawnattr_t attr;
+	sigset_t fatal, old, none;
 	pid_t pid;
 	int status, err;
 
 	if (!objcopy || !*objcopy)
 		objcopy = "llvm-objcopy";
-	if (asprintf(&script, "%s --add-section \"$1\" \"$2\"", objcopy) < 0)
+	if (asprintf(&script, "exec %s --add-section \"$1\" \"$2\"", objcopy) < 0)
 		return -ENOMEM;
 	if (asprintf(&arg, ".BTF=%s", btf_path) < 0) {
 		free(script);
@@ -147,40 +160,69 @@ static int objcopy_add_section(const char *btf_path, const char *elf_path)
 	argv[2] = script;
 	argv[4] = arg;
 	argv[5] = (char *)elf_path;
-	err = posix_spawn(&pid, "/bin/sh", NULL, NULL, argv, environ);
-	if (!err)
-		tmpfiles__set_child(pid);
-	if (err) {
-		err = -err;
-	} else if (waitpid(pid, &status, 0) < 0) {
-		err = -errno;
-	} else if (!WIFEXITED(status) || WEXITSTATUS(status)) {
-		pr_warn("%s: '%s --add-section .BTF=...' failed (status %d)\n", elf_path, objcopy,
-			WIFEXITED(status) ? WEXITSTATUS(status) : -1);
-		err = -EIO;
-	}
-	tmpfiles__set_child(0);
+	sigemptyset(&none);
+	sigemptyset(&fatal);
+	sigaddset(&fatal, SIGINT);
+	sigaddset(&fatal, SIGTERM);
+	sigaddset(&fatal, SIGHUP);
+	sigaddset(&fatal, SIGQUIT);
+	posix_spawnattr_init(&attr);
+	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK);
+	posix_spawnattr_setpgroup(&attr, 0);
+	posix_spawnattr_setsigmask(&attr, &none);
+	pthread_sigmask(SIG_BLOCK, &fatal, &old);
+	err = -posix_spawn(&pid, "/bin/sh", NULL, &attr, argv, environ);
+	while (!err && waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			err = -errno;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	posix_spawnattr_destroy(&attr);
+	if (!err && (!WIFEXITED(status) || WEXITSTATUS(status)))
+		err = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 	free(script);
 	free(arg);
 	return err;
 }
 
-int elf_btf__write_in_place(const char *path, const void *btf, size_t size)
+/* write the finished copy back into @fd, the original (it has other hard links) */
+static int copy_back(const char *copy, int fd)
 {
-	char *copy = NULL, *btf_tmp = NULL;
+	struct stat st;
+	int in = open(copy, O_RDONLY | O_CLOEXEC), err;
+
+	if (in < 0)
+		return -errno;
+	err = fstat(in, &st) < 0 ? -errno : 0;
+	if (!err && ftruncate(fd, 0) < 0)
+		err = -errno;
+	if (!err)
+		err = copy_file(in, fd, st.st_size);
+	close(in);
+	return err;
+}
+
+int elf_btf__write_in_place(const char *name, const void *btf, size_t size)
+{
+	char *copy = NULL, *btf_tmp = NULL, *path;
 	int in = -1, out = -1, bfd = -1, err;
 	struct stat st;
 
+	/* a symbolic link: change the file it points to, as objcopy does */
+	path = realpath(name, NULL);
+	if (!path) {
+		pr_warn("%s: %s\n", name, strerror(errno));
+		return -errno;
+	}
 	in = open(path, O_RDONLY | O_CLOEXEC);
 	if (in < 0 || fstat(in, &st) < 0) {
 		err = -errno;
-		pr_warn("%s: %s\n", path, strerror(errno));
+		pr_warn("%s: %s\n", name, strerror(errno));
 		goto out;
 	}
 	out = tmp_next_to(path, "tmp", &copy);
 	if (out < 0) {
 		err = out;
-		pr_warn("%s: cannot create a temporary copy next to it: %s\n", path, strerror(-err));
+		pr_warn("%s: cannot create a temporary copy next to it: %s\n", name, strerror(-err));
 		goto out;
 	}
 	err = copy_file(in, out, st.st_size);
@@ -189,12 +231,12 @@ int elf_btf__write_in_place(const char *path, const void *btf, size_t size)
 	if (!err && fchown(out, st.st_uid, st.st_gid) < 0 && errno != EPERM)
 		err = -errno;
 	if (err) {
-		pr_warn("%s: cannot copy: %s\n", path, strerror(-err));
+		pr_warn("%s: cannot copy: %s\n", name, strerror(-err));
 		goto out;
 	}
 	err = elf_replace_btf(out, btf, size);
 	if (err < 0) {
-		pr_warn("%s: cannot replace the .BTF section: %s\n", path, elf_errmsg(-1));
+		pr_warn("%s: cannot replace the .BTF section: %s\n", name, elf_errmsg(-1));
 		goto out;
 	}
 	if (err == 0) {
@@ -203,27 +245,46 @@ int elf_btf__write_in_place(const char *path, const void *btf, size_t size)
 		if (!err && close(bfd) < 0)
 			err = -errno;
 		bfd = -1;
-		if (!err)
-			err = objcopy_add_section(btf_tmp, copy);
 		if (err) {
-			pr_warn("%s: cannot add the .BTF section: %s\n", path, strerror(-err));
+			pr_warn("%s: cannot write the BTF next to it: %s\n", name, strerror(-err));
+			goto out;
+		}
+		err = objcopy_add_section(btf_tmp, copy);
+		if (err) {
+			const char *oc = getenv("LLVM_OBJCOPY");
+
+			if (err > 0)
+				pr_warn("%s: cannot add the .BTF section: '%s --add-section' exited "
+					"with status %d\n", name, oc && *oc ? oc : "llvm-objcopy", err);
+			else
+				pr_warn("%s: cannot run '%s': %s\n", name,
+					oc && *oc ? oc : "llvm-objcopy", strerror(-err));
+			err = err > 0 ? -EIO : err;
 			goto out;
 		}
 	}
 	if (close(out) < 0) {
 		err = -errno;
 		out = -1;
+		pr_warn("%s: cannot write: %s\n", name, strerror(-err));
 		goto out;
 	}
 	out = -1;
-	if (rename(copy, path) < 0) {
+	err = 0;
+	if (st.st_nlink > 1) {
+		/* other hard links must see the result too: write it back in place */
+		int fd = open(path, O_WRONLY | O_CLOEXEC);
+
+		err = fd < 0 ? -errno : copy_back(copy, fd);
+		if (fd >= 0 && close(fd) < 0 && !err)
+			err = -errno;
+	} else if (rename(copy, path) < 0) {
 		err = -errno;
-		pr_warn("%s: cannot replace it: %s\n", path, strerror(errno));
+	}
+	if (err) {
+		pr_warn("%s: cannot replace it: %s\n", name, strerror(-err));
 		goto out;
 	}
-	tmpfiles__del(copy);
-	free(copy);
-	copy = NULL;
 	err = 0;
 out:
 	if (bfd >= 0)
@@ -242,5 +303,6 @@ out:
 		tmpfiles__del(copy);
 		free(copy);
 	}
+	free(path);
 	return err;
 }

@@ -4,9 +4,9 @@
  *
  * A signal handler can only reach process-wide state, so this is the one
  * module with file-scope mutable state: a few slots holding registered
- * paths and a child pid. They are written only by the main thread, with
- * signals blocked around each change, and read by the handler, which uses
- * only async-signal-safe calls (unlink, kill, signal, raise).
+ * paths. They are written only by the main thread, with signals blocked
+ * around each change, and read by the handler, which uses only
+ * async-signal-safe calls (unlink, signal, raise).
  */
 #include <pthread.h>
 #include <signal.h>
@@ -18,7 +18,6 @@
 #define MAX_TMPFILES 4
 
 static const char *volatile tmp_paths[MAX_TMPFILES]; /* guarded by blocking signals */
-static volatile pid_t tmp_child;		     /* likewise */
 
 static const int fatal_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
 
@@ -26,8 +25,6 @@ static void tmpfiles_handler(int sig)
 {
 	int i;
 
-	if (tmp_child > 0)
-		kill(tmp_child, SIGTERM);
 	for (i = 0; i < MAX_TMPFILES; i++)
 		if (tmp_paths[i])
 			unlink(tmp_paths[i]);
@@ -84,14 +81,5 @@ void tmpfiles__del(const char *path)
 	for (i = 0; i < MAX_TMPFILES; i++)
 		if (tmp_paths[i] == path)
 			tmp_paths[i] = NULL;
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-}
-
-void tmpfiles__set_child(pid_t pid)
-{
-	sigset_t old;
-
-	signals_block(&old);
-	tmp_child = pid;
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 }

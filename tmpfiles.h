@@ -5,20 +5,16 @@
  *
  * dwarf2btf writes its output to temporary files that are renamed into place
  * only when complete. If SIGINT, SIGTERM, SIGHUP or SIGQUIT arrives first,
- * the handler removes the registered files, stops the registered child (an
- * objcopy), and lets the signal end the process as it would have.
+ * the handler removes the registered files and lets the signal end the
+ * process as it would have.
  */
 #ifndef TMPFILES_H
 #define TMPFILES_H
-
-#include <sys/types.h>
 
 /* install the signal handlers; call once, before any thread starts */
 void tmpfiles__init(void);
 /* @path (kept by the caller until unregistered) is removed on a signal */
 void tmpfiles__add(const char *path);
 void tmpfiles__del(const char *path);
-/* @pid (0: none) is sent SIGTERM on a signal */
-void tmpfiles__set_child(pid_t pid);
 
 #endif /* TMPFILES_H */

@@ -1,0 +1,701 @@
+#!/usr/bin/env bash
+# bad-input.sh - bad inputs and faults, table-driven. The rule: bad input gets
+# a clear one-line error naming the file and the section, CU or DIE offset, a
+# non-zero exit status, no partial output file, no temporary file left, and an
+# untouched input ELF. Nothing is ever lost. A case whose input may be fine
+# (a flipped byte inside a name) may also succeed, but never crash: an exit
+# status >= 128 or a sanitizer report is a failure.
+#
+# Usage: tests/bad-input.sh DWARF2BTF
+#
+# Needs gcc, binutils (objcopy, readelf) and python3 (byte edits). Uses, when
+# present, Debian's 6.1 vmlinux from $DWARF2BTF_CACHE (tests/fetch.sh) for
+# the signal cases, and a tmpfs (mount, as root) for the ENOSPC and
+# read-only cases; without them those cases print "skip:".
+set -uo pipefail
+
+D2B=$(readlink -f "$1")
+CACHE=${DWARF2BTF_CACHE:-/var/cache/dwarf2btf}
+VMLINUX=$CACHE/linux-6.1/vmlinux
+work=$(mktemp -d)
+mnt=$work/mnt
+mounted=0
+pass=0 fail=0
+
+cleanup() {
+	local pid
+	# an objcopy orphaned by an interrupted run (reported below) must end
+	# before its directory goes
+	for _ in $(seq 100); do
+		pid=$(pgrep -f -- "$work/" | head -1)
+		[ -z "$pid" ] && break
+		sleep 0.2
+	done
+	[ "$mounted" = 1 ] && umount "$mnt" 2>/dev/null
+	rm -rf "$work"
+}
+trap cleanup EXIT
+
+ok() { pass=$((pass + 1)); echo "ok: $1"; }
+bad() { fail=$((fail + 1)); echo "FAIL: $1: $2"; }
+skip() { echo "skip: $1: $2"; }
+
+# an ERE matching the string $1 literally
+re() { printf '%s' "$1" | sed 's/[][\.*^$+?(){}|]/\\&/g'; }
+one_line() { head -c 400 "$1" | tr '\n' '|'; }
+
+# ---------------------------------------------------------------------------
+# helpers: byte edits of ELF64 LE files, single-byte flips, raw BTF check
+
+tool=$work/tool.py
+cat >"$tool" <<'PY'
+import random, struct, sys
+
+def sections(b):
+    shoff, = struct.unpack_from('<Q', b, 0x28)
+    shentsize, shnum, shstrndx = struct.unpack_from('<HHH', b, 0x3a)
+    hdrs = []
+    for i in range(shnum):
+        o = shoff + i * shentsize
+        name, typ, flags, addr, off, size = struct.unpack_from('<IIQQQQ', b, o)
+        hdrs.append(dict(hdr=o, name=name, type=typ, off=off, size=size))
+    stroff = hdrs[shstrndx]['off']
+    for h in hdrs:
+        h['sname'] = b[stroff + h['name']:b.index(b'\0', stroff + h['name'])].decode()
+    return {h['sname']: h for h in hdrs}
+
+def sec(b, name):
+    s = sections(b).get(name)
+    if not s:
+        sys.exit('no section ' + name)
+    return s
+
+def uleb(b, p):
+    v = sh = 0
+    while True:
+        c = b[p]; p += 1; v |= (c & 0x7f) << sh; sh += 7
+        if not c & 0x80:
+            return v, p
+
+def check_btf(path):
+    b = open(path, 'rb').read()
+    magic, ver, flags, hlen, toff, tlen, soff, slen = struct.unpack_from('<HBBIIIII', b, 0)
+    if magic != 0xeb9f: return 'bad magic'
+    if hlen + max(toff + tlen, soff + slen) != len(b): return 'section sizes do not add up'
+    t, end, types = hlen + toff, hlen + toff + tlen, []
+    extra = {1: 4, 3: 12, 14: 4, 17: 4}
+    per = {4: 12, 5: 12, 6: 8, 13: 8, 15: 12, 19: 12}
+    while t < end:
+        name, info, st = struct.unpack_from('<III', b, t)
+        kind, vlen = (info >> 24) & 0x1f, info & 0xffff
+        if not 1 <= kind <= 19: return 'type %d: bad kind %d' % (len(types) + 1, kind)
+        if name >= slen: return 'type %d: bad name offset' % (len(types) + 1)
+        refs = [st] if kind in (2, 8, 9, 10, 11, 12, 13, 14, 17, 18) else []
+        if kind == 3: refs += list(struct.unpack_from('<II', b, t + 12))
+        for i in range(vlen):
+            p = t + 12 + extra.get(kind, 0) + i * per.get(kind, 0)
+            if kind in (4, 5): refs.append(struct.unpack_from('<I', b, p + 4)[0])
+            if kind == 13: refs.append(struct.unpack_from('<I', b, p + 4)[0])
+            if kind == 15: refs.append(struct.unpack_from('<I', b, p)[0])
+        types.append(refs)
+        t += 12 + extra.get(kind, 0) + vlen * per.get(kind, 0)
+    if t != end: return 'types overrun the type section'
+    for i, refs in enumerate(types):
+        if any(r > len(types) for r in refs): return 'type %d refers past the last type' % (i + 1)
+    return None
+
+def main():
+    op, a = sys.argv[1], sys.argv[2:]
+    if op == 'btf-check':          # btf-check FILE...: print the bad ones
+        for p in a:
+            why = check_btf(p)
+            if why: print('%s: %s' % (p, why))
+        return
+    path, a = a[0], a[1:]
+    b = bytearray(open(path, 'rb').read())
+    if op == 'zero':               # zero SECTION
+        s = sec(b, a[0]); b[s['off']:s['off'] + s['size']] = bytes(s['size'])
+    elif op == 'shsize':           # shsize SECTION SIZE
+        struct.pack_into('<Q', b, sec(b, a[0])['hdr'] + 0x20, int(a[1], 0))
+    elif op == 'shoff':            # shoff SECTION OFFSET
+        struct.pack_into('<Q', b, sec(b, a[0])['hdr'] + 0x18, int(a[1], 0))
+    elif op == 'shtype':           # shtype SECTION TYPE
+        struct.pack_into('<I', b, sec(b, a[0])['hdr'] + 4, int(a[1], 0))
+    elif op == 'poke':             # poke SECTION OFFSET HEXBYTES
+        o = sec(b, a[0])['off'] + int(a[1], 0); v = bytes.fromhex(a[2]); b[o:o + len(v)] = v
+    elif op == 'peek':             # peek SECTION OFFSET N
+        o = sec(b, a[0])['off'] + int(a[1], 0); print(b[o:o + int(a[2], 0)].hex()); return
+    elif op == 'abbrev-form':      # offset of a 1-byte form in the first abbreviation
+        s = sec(b, '.debug_abbrev'); p = s['off']
+        _, p = uleb(b, p); _, p = uleb(b, p); p += 1
+        while True:
+            at, p = uleb(b, p); fp = p; form, p = uleb(b, p)
+            if not at and not form: sys.exit('no attribute')
+            if form == 0x21: _, p = uleb(b, p); continue
+            if p - fp == 1: print(fp - s['off']); return
+    elif op == 'flips':            # flips SEED N OUTPREFIX SECTION...
+        rnd = random.Random(int(a[0])); secs = [sec(b, x) for x in a[3:]]
+        for i in range(int(a[1])):
+            s = secs[i % len(secs)]
+            o = rnd.randrange(s['size']); x = rnd.choice([0x01, 0x80, 0xff, rnd.randrange(1, 256)])
+            c = bytearray(b); c[s['off'] + o] ^= x
+            open('%s%03d' % (a[2], i), 'wb').write(c)
+            print('%s%03d %s+%#x^%#04x' % (a[2], i, s['sname'], o, x))
+        return
+    else:
+        sys.exit('unknown op ' + op)
+    open(path, 'wb').write(b)
+
+main()
+PY
+edit() { python3 "$tool" "$2" "$1" "${@:3}"; }
+le32() { printf '%08x' $(($1)) | sed -E 's/(..)(..)(..)(..)/\4\3\2\1/'; }
+has_btf() { grep -q ' \.BTF ' <<<"$(readelf -S -W "$1" 2>/dev/null)"; }
+
+# a fresh directory for case $1 holding a copy of $2 named "in"; prints the copy
+mkcase() {
+	mkdir -p "$work/c/$1"
+	cp "${2:-$prog}" "$work/c/$1/in"
+	echo "$work/c/$1/in"
+}
+
+# ---------------------------------------------------------------------------
+# the runner
+
+# listing of the directories a run may touch
+snap() { for d in "$@"; do ls -A "$d" 2>/dev/null; done | sort; }
+# entries of listing $2 that are not in listing $1, on one line
+added() { comm -13 <(grep -v '^$' <<<"$1") <(grep -v '^$' <<<"$2") | tr '\n' ' '; }
+
+RUN_ENV=()	# VAR=value settings for the next run
+BTF_CHECK=1	# check the output of successful runs
+WHY=""		# what was wrong with the last run; empty if nothing
+
+# run IN OUT KIND RE ARGS...: run dwarf2btf ARGS... on IN, detached to OUT
+# (in place with -J if OUT is empty), and set WHY. KIND: error (must fail),
+# success (must succeed), any (clean error or success). RE: the ERE the one
+# stderr line of a failing run must match after "dwarf2btf: ".
+run() {
+	local in=$1 out=$2 kind=$3 rx=$4; shift 4
+	local sum1 sum2 before after rc err=$work/stderr lines new outdir="" mode=detached existed=0
+	if [ -n "$out" ]; then
+		outdir=$(dirname "$out")
+		set -- "$@" --btf_encode_detached="$out"
+	else
+		mode=inplace
+		set -- "$@" -J
+	fi
+	WHY=""
+	[ -n "$out" ] && [ -e "$out" ] && existed=1
+	sum1=$({ sha256sum <"$in"; } 2>/dev/null)
+	before=$(snap "$(dirname "$in")" $outdir)
+	# (the braces keep bash's own "Segmentation fault" notice out of the report)
+	{ timeout -s KILL 120 env ${RUN_ENV[@]+"${RUN_ENV[@]}"} "$D2B" "$@" "$in" >/dev/null 2>"$err"; } 2>/dev/null
+	rc=$?
+	lines=$(wc -l <"$err")
+	if [ $rc -eq 137 ]; then
+		WHY+="killed (SIGKILL, or the 120 s timeout); "
+	elif [ $rc -ge 128 ]; then
+		WHY+="crashed with signal $((rc - 128)) ($(kill -l $((rc - 128)) 2>/dev/null)); "
+	fi
+	if grep -qE 'Sanitizer|runtime error:' "$err"; then
+		WHY+="sanitizer report: $(grep -m1 -E 'Sanitizer|runtime error:' "$err"); "
+	fi
+	case $kind in
+	error) [ $rc -eq 0 ] && WHY+="exit status 0, expected an error; " ;;
+	success) [ $rc -ne 0 ] && WHY+="exit status $rc, expected success; " ;;
+	esac
+	if [ $rc -ne 0 ] && [ $rc -lt 128 ]; then
+		if [ "$lines" -eq 0 ]; then
+			WHY+="no error message; "
+		else
+			[ "$lines" -gt 1 ] && WHY+="$lines lines on stderr, expected one; "
+			head -1 "$err" | grep -qE -- "^dwarf2btf: $rx" ||
+				WHY+="first stderr line does not match '^dwarf2btf: $rx'; "
+		fi
+	fi
+	if [ $rc -ne 0 ] && [ -n "$out" ] && [ -e "$out" ] && [ $existed = 0 ]; then
+		WHY+="output file left after a failure; "
+	fi
+	after=$(snap "$(dirname "$in")" $outdir)
+	[ $rc -eq 0 ] && [ -n "$out" ] && after=$(grep -vxF -- "$(basename "$out")" <<<"$after")
+	new=$(added "$before" "$after")
+	[ -n "$new" ] && WHY+="left behind: $new; "
+	new=$(added "$after" "$before")
+	[ -n "$new" ] && WHY+="removed: $new; "
+	sum2=$({ sha256sum <"$in"; } 2>/dev/null)
+	if [ "$sum1" != "$sum2" ] && { [ $mode = detached ] || [ $rc -ne 0 ]; }; then
+		WHY+="input changed; "
+	fi
+	if [ $rc -eq 0 ] && [ -n "$out" ] && [ -e "$out" ] && [ "$BTF_CHECK" = 1 ]; then
+		new=$(python3 "$tool" btf-check "$out")
+		[ -n "$new" ] && WHY+="output is not valid BTF: $new; "
+	fi
+	[ $rc -eq 0 ] && [ $mode = inplace ] && ! has_btf "$in" && WHY+="exit status 0 but no .BTF section; "
+	if [ -n "$WHY" ]; then
+		WHY+="exit status $rc; stderr: $(one_line "$err")"
+		return 1
+	fi
+	return 0
+}
+
+# expect NAME KIND RE IN OUT ARGS...: one case (see run)
+expect() {
+	local name=$1; shift
+	if run "$3" "$4" "$1" "$2" "${@:5}"; then ok "$name"; else bad "$name" "$WHY"; fi
+	RUN_ENV=()
+}
+
+# ---------------------------------------------------------------------------
+# fixtures
+
+src=$work/src
+mkdir -p "$src"
+cat >"$src/a.c" <<'C'
+enum color { RED, GREEN = 5, BLUE = -1 };
+struct point { int x, y; };
+struct shape {
+	const char *name;
+	struct point corners[4];
+	enum color color;
+	unsigned int flags : 3, visible : 1;
+	struct shape *next;
+};
+typedef struct shape shape_t;
+int area(const shape_t *s);
+int area(const shape_t *s)
+{
+	return (s->corners[1].x - s->corners[0].x) * (s->corners[1].y - s->corners[0].y);
+}
+C
+cat >"$src/b.c" <<'C'
+struct list { struct list *next; long value; };
+union number { long l; double d; };
+struct shape;
+int area(const struct shape *s);
+static long sum(const struct list *l) { long n = 0; for (; l; l = l->next) n += l->value; return n; }
+long total(struct list *l, union number *u) { return sum(l) + u->l; }
+int main(int argc, char **argv)
+{
+	struct list l = { 0, argc };
+	union number u = { 1 };
+	return (int)total(&l, &u) + area(0) * 0;
+}
+C
+# kfunc sets in .BTF_ids that do not hold together: a set8 running far past
+# the section, a set8 at its very end, func entries without the __<id> suffix
+cat >"$src/kf.c" <<'C'
+int kf_one(int x) { return x + 1; }
+int kf_two(int x) { return x + 2; }
+int main(void) { return kf_one(1) + kf_two(2); }
+__asm__(".pushsection .BTF_ids,\"a\"\n"
+	"__BTF_ID__set8__huge: .long 5\n .long 1\n"
+	"__BTF_ID__func__kf_one__1: .long 0\n .long 0xffffffff\n"
+	"__BTF_ID__func__kf_two: .long 0\n .long 1\n"
+	"__BTF_ID__func____: .long 0\n .long 1\n"
+	".size __BTF_ID__set8__huge, 0x7fffffffffff\n"
+	"__BTF_ID__set8__atend:\n"
+	".size __BTF_ID__set8__atend, 8\n"
+	".popsection\n");
+C
+prog=$src/prog
+if ! gcc -g -O1 -o "$prog" "$src/a.c" "$src/b.c" || ! gcc -O1 -o "$src/nodebug" "$src/a.c" "$src/b.c"; then
+	bad "fixture" "cannot build the fixture with gcc"
+	echo "$pass passed, $fail failed"
+	exit 1
+fi
+gcc -g -O1 -o "$src/kf" "$src/kf.c" || bad "fixture" "cannot build kf.c"
+
+# a fixture whose BTF is about 50 KB (300 structs of 8 members)
+python3 - >"$src/many.c" <<'EOF'
+for i in range(300):
+    print("struct s%d { %s };" % (i, " ".join("long f%d_%d;" % (i, j) for j in range(8))))
+    print("struct s%d *p%d;" % (i, i))
+print("int main(void) { return 0; }")
+EOF
+gcc -g -O1 -o "$src/many" "$src/many.c" || bad "fixture" "cannot build many.c"
+
+# crafted DWARF 4: `crafted NAME <BODY` links an executable whose only DWARF
+# is one CU with int and char base types followed by the DIEs of BODY
+echo 'int main(void) { return 0; }' >"$src/main.c"
+gcc -O1 -c -o "$src/main.o" "$src/main.c"
+crafted() {
+	{ cat <<'S'
+	.section .note.GNU-stack,"",@progbits
+	.section .debug_abbrev,"",@progbits
+.Labbrev:
+	.uleb128 1, 0x11; .byte 1; .uleb128 0x25, 0x08, 0x13, 0x0b, 0x03, 0x08, 0, 0 # compile_unit
+	.uleb128 2, 0x13; .byte 1; .uleb128 0x03, 0x08, 0x0b, 0x0f, 0, 0             # structure_type
+	.uleb128 3, 0x0d; .byte 0; .uleb128 0x03, 0x08, 0x49, 0x13, 0x38, 0x0f, 0, 0 # member
+	.uleb128 4, 0x24; .byte 0; .uleb128 0x03, 0x08, 0x0b, 0x0b, 0x3e, 0x0b, 0, 0 # base_type
+	.uleb128 5, 0x01; .byte 1; .uleb128 0x49, 0x13, 0, 0                         # array_type
+	.uleb128 6, 0x21; .byte 0; .uleb128 0x49, 0x13, 0x2f, 0x07, 0, 0             # subrange_type
+	.uleb128 7, 0x04; .byte 1; .uleb128 0x03, 0x08, 0x0b, 0x0b, 0, 0             # enumeration_type
+	.uleb128 8, 0x28; .byte 0; .uleb128 0x03, 0x08, 0x1c, 0x0d, 0, 0             # enumerator
+	.uleb128 9, 0x2e; .byte 1; .uleb128 0x03, 0x08, 0, 0                         # subprogram
+	.uleb128 10, 0x0b; .byte 1; .uleb128 0, 0                                    # lexical_block
+	.byte 0
+	.section .debug_info,"",@progbits
+.Lcu:
+	.long .Lcu_end - .Lcu_start
+.Lcu_start:
+	.value 4
+	.long .Labbrev
+	.byte 8
+	.uleb128 1; .string "crafted"; .byte 0x0c; .string "crafted.c"
+.Lint:	.uleb128 4; .string "int"; .byte 4, 5
+.Lchar:	.uleb128 4; .string "char"; .byte 1, 6
+S
+	  cat
+	  printf '\t.byte 0\n.Lcu_end:\n'; } >"$src/$1.s"
+	gcc -o "$src/$1" "$src/main.o" "$src/$1.s" || bad "fixture" "cannot assemble $1"
+}
+# struct in struct, 200000 deep (C flattens nested structs; C++ and crafted
+# DWARF do not)
+crafted deep <<'S'
+	.rept 200000
+	.uleb128 2; .string "s"; .uleb128 4
+	.endr
+	.rept 200000
+	.byte 0
+	.endr
+S
+# lexical blocks 600 deep in a function
+crafted blocks <<'S'
+	.uleb128 9; .string "f"
+	.rept 600
+	.uleb128 10
+	.endr
+	.rept 601
+	.byte 0
+	.endr
+S
+# sizes BTF cannot hold: an array of 2^40 chars, a struct of 2^40 + 8 bytes,
+# a member 2^40 bytes in
+crafted huge <<'S'
+.Lbig:	.uleb128 5; .long .Lchar - .Lcu
+	.uleb128 6; .long .Lint - .Lcu; .quad 0xffffffffff
+	.byte 0
+	.uleb128 2; .string "huge"; .uleb128 0x10000000008
+	.uleb128 3; .string "big"; .long .Lbig - .Lcu; .uleb128 0
+	.uleb128 3; .string "after"; .long .Lint - .Lcu; .uleb128 0x10000000000
+	.byte 0
+S
+# more members and enumerators than BTF's 16-bit vlen
+crafted vlen <<'S'
+	.uleb128 2; .string "wide"; .uleb128 4
+	.rept 70000
+	.uleb128 3; .string "m"; .long .Lint - .Lcu; .uleb128 0
+	.endr
+	.byte 0
+	.uleb128 7; .string "many"; .byte 4
+	.rept 70000
+	.uleb128 8; .string "e"; .sleb128 1
+	.endr
+	.byte 0
+S
+
+# offset in .debug_info of the value of attribute $3 of the first DIE tagged
+# $2 in ELF $1, and the offset of that DIE
+attr_off() {
+	readelf --debug-dump=info "$1" 2>/dev/null | awk -v tag="($2)" -v at="$3" '
+		/Abbrev Number/ { intag = index($0, tag) > 0 }
+		intag && $2 == at { gsub(/[<>]/, "", $1); print "0x" $1; exit }'
+}
+die_off() {
+	readelf --debug-dump=info "$1" 2>/dev/null |
+		sed -nE "/\\($2\\)/{s/^ *<[0-9]+><([0-9a-f]+)>.*/0x\\1/p;q}"
+}
+
+# ---------------------------------------------------------------------------
+# files that are not (whole) ELF files with DWARF
+
+size=$(stat -c %s "$prog")
+in=$(mkcase empty); : >"$in"
+expect "empty file" error "$(re "$in"): not an ELF file" "$in" "${in%/*}/out.btf"
+in=$(mkcase text); echo "not an ELF file, just text" >"$in"
+expect "text file" error "$(re "$in"): not an ELF file" "$in" "${in%/*}/out.btf"
+in=$(mkcase header-only); truncate -s 64 "$in"
+expect "ELF header only (64 bytes)" error "$(re "$in"): .*(truncated|section header)" "$in" "${in%/*}/out.btf"
+in=$(mkcase trunc50); truncate -s $((size / 2)) "$in"
+expect "ELF truncated at 50%" error "$(re "$in"): .*(truncated|section header)" "$in" "${in%/*}/out.btf"
+in=$(mkcase trunc90); truncate -s $((size * 9 / 10)) "$in"
+expect "ELF truncated at 90%" error "$(re "$in"): .*(truncated|section header)" "$in" "${in%/*}/out.btf"
+in=$(mkcase nodebug "$src/nodebug")
+expect "ELF without DWARF" error "$(re "$in"): no DWARF" "$in" "${in%/*}/out.btf"
+mkdir -p "$work/c/missing"
+expect "non-existent input" error "$(re "$work/c/missing/in"): No such file or directory" \
+	"$work/c/missing/in" "$work/c/missing/out.btf"
+mkdir -p "$work/c/dir/in"
+expect "input is a directory" error "$(re "$work/c/dir/in"): (Is a directory|not an ELF file)" \
+	"$work/c/dir/in" "$work/c/dir/out.btf"
+
+# ---------------------------------------------------------------------------
+# damaged DWARF sections
+
+cu='CU 0x[0-9a-f]+: '
+die='CU 0x[0-9a-f]+: DIE 0x[0-9a-f]+: '
+in=$(mkcase zero-info); edit "$in" zero .debug_info
+expect ".debug_info zeroed" error "$(re "$in"): \.debug_info: .*offset 0" "$in" "${in%/*}/out.btf"
+in=$(mkcase zero-abbrev); edit "$in" zero .debug_abbrev
+expect ".debug_abbrev zeroed" error "$(re "$in"): $cu" "$in" "${in%/*}/out.btf"
+in=$(mkcase zero-str); edit "$in" zero .debug_str
+expect ".debug_str zeroed" any "$(re "$in"): $die" "$in" "${in%/*}/out.btf"
+in=$(mkcase shsize-info); edit "$in" shsize .debug_info 0x100
+expect ".debug_info sh_size cut to 0x100" error "$(re "$in"): \.debug_info: " "$in" "${in%/*}/out.btf"
+in=$(mkcase shsize-big); edit "$in" shsize .debug_info 0x10000000
+expect ".debug_info sh_size past the end of the file" error "$(re "$in"): \.debug_info: " \
+	"$in" "${in%/*}/out.btf"
+in=$(mkcase shoff-big); edit "$in" shoff .debug_info 0x10000000
+expect ".debug_info sh_offset past the end of the file" error "$(re "$in"): \.debug_info: " \
+	"$in" "${in%/*}/out.btf"
+in=$(mkcase unit-length); edit "$in" poke .debug_info 0 efffffff
+expect "unit length 0xffffffef" error "$(re "$in"): \.debug_info: .*offset 0" "$in" "${in%/*}/out.btf"
+in=$(mkcase unit-length64); edit "$in" poke .debug_info 0 ffffffffffffffffffffff7f
+expect "64-bit unit length 2^63" error "$(re "$in"): \.debug_info: .*offset 0" "$in" "${in%/*}/out.btf"
+cudie=$(die_off "$prog" DW_TAG_compile_unit)
+in=$(mkcase bad-code-cu); edit "$in" poke .debug_info "$cudie" 7f
+expect "abbrev code 0x7f in the CU DIE" error "$(re "$in"): CU $cudie: " "$in" "${in%/*}/out.btf"
+off=$(die_off "$prog" DW_TAG_structure_type)
+in=$(mkcase bad-code); edit "$in" poke .debug_info "$off" 7f
+expect "abbrev code 0x7f in a DIE" error "$(re "$in"): CU $cudie: DIE $off: " "$in" "${in%/*}/out.btf"
+off=$(edit "$prog" abbrev-form)
+in=$(mkcase bad-form); edit "$in" poke .debug_abbrev "$off" 7f
+expect "DW_FORM 0x7f in .debug_abbrev" error "$(re "$in"): $cu" "$in" "${in%/*}/out.btf"
+
+# references: a member's DW_AT_type (DW_FORM_ref4, CU-relative)
+cuend=$((0x$(edit "$prog" peek .debug_info 0 4 | sed -E 's/(..)(..)(..)(..)/\4\3\2\1/') + 4))
+ref=$(attr_off "$prog" DW_TAG_member DW_AT_type)
+if [ -z "$ref" ] || [ "$(edit "$prog" peek .debug_info "$ref" 4)" = "" ]; then
+	bad "fixture" "no DW_AT_type of a DW_TAG_member found"
+else
+	for c in "past the unit:0x7fffffff" "at the unit end:$cuend" "at the unit's last byte:$((cuend - 1))" \
+		"into the middle of a DIE:$((cudie + 1))"; do
+		in=$(mkcase "ref-${c##*:}"); edit "$in" poke .debug_info "$ref" "$(le32 "${c##*:}")"
+		expect "member DW_AT_type ${c%:*}" error "$(re "$in"): $die" "$in" "${in%/*}/out.btf"
+	done
+fi
+# reference cycles the DWARF cannot mean: const of itself, typedef of itself
+for t in DW_TAG_const_type DW_TAG_typedef; do
+	in=$(mkcase "cycle-$t")
+	edit "$in" poke .debug_info "$(attr_off "$prog" $t DW_AT_type)" "$(le32 "$(die_off "$prog" $t)")"
+	expect "$t referring to itself" error "$(re "$in"): $die" "$in" "${in%/*}/out.btf"
+done
+
+# deterministic single-byte flips: none may crash, fail without a clean
+# one-line error, leave output or temporary files, or write invalid BTF
+flip_sweep() {
+	local name=$1 n=$2 seed=$3 sect=$4 dir=$work/c/flips-$4 f what bads=0 first="" outs=$work/c/flipouts-$4
+	mkdir -p "$dir" "$outs"
+	BTF_CHECK=0
+	edit "$prog" flips "$seed" "$n" "$dir/f" "$sect" >"$work/flips.list" || bad "$name" "cannot make the flips"
+	while read -r f what; do
+		if ! run "$f" "$outs/out.btf" any "$(re "$f"): "; then
+			bads=$((bads + 1))
+			[ $bads -le 3 ] && first+=" [$what: $WHY]"
+		fi
+		[ -e "$outs/out.btf" ] && mv "$outs/out.btf" "$outs/${f##*/}.btf"
+	done <"$work/flips.list"
+	BTF_CHECK=1
+	while read -r f; do
+		bads=$((bads + 1))
+		[ $bads -le 3 ] && first+=" [$f]"
+	done < <(find "$outs" -name '*.btf' -print0 | xargs -0 -r python3 "$tool" btf-check)
+	if [ $bads -eq 0 ]; then ok "$name"; else bad "$name" "$bads of $n flips went wrong:$first"; fi
+}
+flip_sweep "120 single-byte flips in .debug_info" 120 1 .debug_info
+flip_sweep "80 single-byte flips in .debug_abbrev" 80 2 .debug_abbrev
+
+# crafted DWARF
+in=$(mkcase deep "$src/deep")
+expect "structs nested 200000 deep" error "$(re "$in"): $die" "$in" "${in%/*}/out.btf"
+in=$(mkcase blocks "$src/blocks")
+expect "lexical blocks nested 600 deep" error "$(re "$in"): ${die}nesting deeper" "$in" "${in%/*}/out.btf"
+in=$(mkcase huge "$src/huge")
+expect "array of 2^40, struct of 2^40 bytes, member 2^40 bytes in" any "$(re "$in"): $die" \
+	"$in" "${in%/*}/out.btf"
+in=$(mkcase vlen "$src/vlen")
+expect "70000 members, 70000 enumerators (BTF vlen is 16 bits)" error "$(re "$in"): $die" \
+	"$in" "${in%/*}/out.btf"
+
+# ---------------------------------------------------------------------------
+# ELF symbols
+
+in=$(mkcase no-symtab); edit "$in" shtype .symtab 1
+expect "no .symtab" error "$(re "$in"): .*\.symtab" "$in" "${in%/*}/out.btf"
+head -c 1000 /dev/urandom >"$src/garbage"
+in=$(mkcase btf-ids-garbage); objcopy --add-section .BTF_ids="$src/garbage" "$prog" "$in"
+expect ".BTF_ids of random bytes, decl_tag_kfuncs" any "$(re "$in"): " "$in" "${in%/*}/out.btf" \
+	--btf_features=default,decl_tag_kfuncs
+in=$(mkcase btf-ids-sets "$src/kf")
+expect ".BTF_ids with broken set8 ranges, decl_tag_kfuncs" any "$(re "$in"): " "$in" "${in%/*}/out.btf" \
+	--btf_features=default,decl_tag_kfuncs
+
+# ---------------------------------------------------------------------------
+# --btf_base
+
+"$D2B" -J --btf_encode_detached="$src/prog.btf" "$prog" 2>/dev/null || bad "fixture" "cannot encode prog"
+mkdir -p "$work/c/base"
+cp "$src/a.c" "$work/c/base/text"
+: >"$work/c/base/empty"
+head -c 100 "$src/prog.btf" >"$work/c/base/trunc.btf"
+head -c 24 "$src/prog.btf" >"$work/c/base/header.btf"
+for c in "text:text file" "empty:empty file" "trunc.btf:BTF cut at 100 bytes" \
+	"header.btf:BTF header only" "../../src/nodebug:ELF without .BTF" "missing:missing file"; do
+	b=$work/c/base/${c%%:*}
+	in=$(mkcase "base-${c%%:*}")
+	expect "--btf_base: ${c#*:}" error \
+		"$(re "$b"): (cannot read base BTF|no \.BTF section|No such file)" \
+		"$in" "${in%/*}/out.btf" --btf_base="$b"
+done
+
+# ---------------------------------------------------------------------------
+# output faults
+
+in=$(mkcase out-nodir)
+expect "output in a missing directory" error "$(re "${in%/*}/no/such/out.btf"): " "$in" "${in%/*}/no/such/out.btf"
+in=$(mkcase out-isdir); mkdir "${in%/*}/out.btf"
+expect "output is a directory" error "$(re "${in%/*}/out.btf"): " "$in" "${in%/*}/out.btf"
+
+mkdir -p "$mnt"
+if mount -t tmpfs -o size=16k tmpfs "$mnt" 2>/dev/null; then
+	mounted=1
+	in=$(mkcase enospc "$src/many")
+	expect "ENOSPC: 50 KB of BTF into a 16 KB tmpfs" error "$(re "$mnt/out.btf"): .*No space left" \
+		"$in" "$mnt/out.btf"
+	umount "$mnt" && mounted=0
+else
+	skip "ENOSPC detached" "cannot mount a tmpfs"
+fi
+if mount -t tmpfs -o size=128k tmpfs "$mnt" 2>/dev/null; then
+	mounted=1
+	cp "$src/many" "$mnt/in"	# 84 KB: no room for a second copy
+	expect "ENOSPC: in place, no room for the copy" error "$(re "$mnt/in"): .*No space left" "$mnt/in" ""
+	mount -o remount,ro "$mnt"
+	expect "in place on a read-only file system" error "$(re "$mnt/in"): .*Read-only file system" "$mnt/in" ""
+	in=$(mkcase out-rofs)
+	expect "output on a read-only file system" error "$(re "$mnt/out.btf"): .*Read-only file system" \
+		"$in" "$mnt/out.btf"
+	umount "$mnt" && mounted=0
+else
+	skip "ENOSPC in place, read-only file system" "cannot mount a tmpfs"
+fi
+
+# ---------------------------------------------------------------------------
+# in place
+
+in=$(mkcase inplace-false)
+RUN_ENV=(LLVM_OBJCOPY=false)
+expect "in place, \$LLVM_OBJCOPY fails" error "$(re "$in"): " "$in" ""
+in=$(mkcase inplace-ok)
+RUN_ENV=(LLVM_OBJCOPY=objcopy)
+expect "in place adds .BTF (control)" success "" "$in" ""
+RUN_ENV=(LLVM_OBJCOPY=false)
+expect "in place replaces .BTF without objcopy (control)" success "" "$in" ""
+
+# in place through a symbolic link or on a file with two names: the names stay
+# as they were and the file gains .BTF, as with pahole (objcopy, or libelf in
+# place, writes the file itself)
+d=$work/c/symlink; mkdir -p "$d"; cp "$prog" "$d/target"; ln -s target "$d/link"
+if LLVM_OBJCOPY=objcopy "$D2B" -J "$d/link" 2>"$work/stderr" && [ -L "$d/link" ] && has_btf "$d/target"; then
+	ok "in place through a symbolic link"
+else
+	bad "in place through a symbolic link" "link is $(stat -c %F "$d/link"), target $(has_btf "$d/target" &&
+		echo has || echo lacks) .BTF; stderr: $(one_line "$work/stderr")"
+fi
+d=$work/c/hardlink; mkdir -p "$d"; cp "$prog" "$d/one"; ln "$d/one" "$d/two"
+if LLVM_OBJCOPY=objcopy "$D2B" -J "$d/two" 2>"$work/stderr" && [ "$d/one" -ef "$d/two" ] && has_btf "$d/one"; then
+	ok "in place on a file with two hard links"
+else
+	bad "in place on a file with two hard links" "names now $([ "$d/one" -ef "$d/two" ] && echo same ||
+		echo different) files, first name $(has_btf "$d/one" && echo has || echo lacks) .BTF"
+fi
+
+# ---------------------------------------------------------------------------
+# signals. SIGINT goes to the process group, as a terminal's ^C does (an
+# objcopy child gets it too); SIGTERM to the process only, as kill(1).
+
+# sig_case NAME SIG WHEN IN OUT ARGS...: WHEN is a number of seconds or
+# "tmp:REGEX" (signal once a directory entry matching REGEX appears) or
+# "child:REGEX" (once one appears and dwarf2btf has a child process)
+sig_case() {
+	local name=$1 sig=$2 when=$3 in=$4 out=$5; shift 5
+	local dir before after sum1 sum2 pid rc why="" left orphan
+	dir=$(dirname "$in")
+	sum1=$(sha256sum <"$in")
+	before=$(snap "$dir" ${out:+"$(dirname "$out")"})
+	if [ -n "$out" ]; then set -- "$@" --btf_encode_detached="$out"; else set -- "$@" -J; fi
+	LLVM_OBJCOPY=objcopy setsid "$D2B" "$@" "$in" 2>"$work/stderr" >/dev/null &
+	pid=$!
+	case $when in
+	tmp:* | child:*)
+		for _ in $(seq 3000); do
+			kill -0 $pid 2>/dev/null || break
+			if grep -qE "${when#*:}" <<<"$(ls -A "$dir")"; then
+				[ "${when%%:*}" = tmp ] && break
+				pgrep -P $pid >/dev/null && { sleep 0.2; break; }
+			fi
+			sleep 0.01
+		done ;;
+	*) sleep "$when" ;;
+	esac
+	if ! kill -0 $pid 2>/dev/null; then
+		wait $pid
+		bad "$name" "dwarf2btf ended (status $?) before the signal could be sent"
+		return
+	fi
+	if [ "$sig" = INT ]; then kill -INT -- -$pid; else kill -TERM $pid; fi
+	for _ in $(seq 300); do kill -0 $pid 2>/dev/null || break; sleep 0.1; done
+	if kill -0 $pid 2>/dev/null; then
+		why+="still running 30 s after SIG$sig; "
+		kill -KILL $pid
+	fi
+	wait $pid
+	rc=$?
+	[ $rc -eq 0 ] && why+="exit status 0 after SIG$sig; "
+	grep -qE 'Sanitizer|runtime error:' "$work/stderr" && why+="sanitizer report; "
+	[ -n "$out" ] && [ -e "$out" ] && why+="output file left; "
+	after=$(snap "$dir" ${out:+"$(dirname "$out")"})
+	left=$(added "$before" "$after")
+	[ -n "$left" ] && why+="left behind when it exited: $left; "
+	orphan=$(pgrep -f -- "$work/c/" | paste -sd, -)
+	if [ -n "$orphan" ]; then
+		why+="still running after dwarf2btf exited: $(ps -o pid=,args= -p "$orphan" | cut -c1-160 | tr '\n' ' '); "
+		for _ in $(seq 300); do [ -z "$(pgrep -f -- "$work/c/")" ] && break; sleep 0.1; done
+		after=$(snap "$dir" ${out:+"$(dirname "$out")"})
+		left=$(added "$before" "$after")
+		[ -n "$left" ] && why+="left behind once that ended: $left; "
+	fi
+	sum2=$(sha256sum <"$in")
+	[ "$sum1" != "$sum2" ] && why+="input changed; "
+	if [ -z "$why" ]; then ok "$name"; else bad "$name" "${why}exit status $rc; stderr: $(one_line "$work/stderr")"; fi
+}
+
+# in place, interrupted while the temporary copy is made and while objcopy
+# runs: a 200 MB input with little DWARF makes those phases long
+d=$work/c/padded; mkdir -p "$d"
+head -c 200M /dev/zero >"$work/zeros"
+objcopy --add-section .pad="$work/zeros" "$prog" "$d/padded.orig"
+rm -f "$work/zeros"
+cp "$d/padded.orig" "$d/in"
+sig_case "SIGTERM in place, during the copy" TERM 'tmp:^\.in\.tmp\.' "$d/in" ""
+cp "$d/padded.orig" "$d/in"
+sig_case "SIGTERM in place, while objcopy runs" TERM 'child:^\.in\.btf\.' "$d/in" ""
+cp "$d/padded.orig" "$d/in"
+sig_case "SIGINT (^C) in place, while objcopy runs" INT 'child:^\.in\.btf\.' "$d/in" ""
+rm -rf "$d"
+
+if [ -r "$VMLINUX" ]; then
+	d=$work/c/vmlinux; mkdir -p "$d"
+	sig_case "SIGINT (^C) detached, vmlinux, after 1.5 s" INT 1.5 "$VMLINUX" "$d/out.btf" -j2
+	sig_case "SIGTERM detached, vmlinux, after 1.5 s" TERM 1.5 "$VMLINUX" "$d/out.btf" -j2
+	cp "$VMLINUX" "$d/vmlinux"
+	sig_case "SIGINT (^C) in place, vmlinux, after 1.5 s" INT 1.5 "$d/vmlinux" "" -j2
+	sig_case "SIGTERM in place, vmlinux, after 1.5 s" TERM 1.5 "$d/vmlinux" "" -j2
+	rm -rf "$d"
+else
+	skip "signals on vmlinux" "$VMLINUX not present (tests/fetch.sh)"
+fi
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
