@@ -1,0 +1,301 @@
+#!/usr/bin/env bash
+# kernel-scripts.sh - dwarf2btf driven by the kernel's own scripts and tools.
+#
+# Usage: tests/kernel-scripts.sh DWARF2BTF WORKDIR 6.1|6.12
+#
+# Fetches (once, cached under $CACHE/linux-source-<ver>/) Debian's
+# linux-source-<ver> of the same version as the cached debug vmlinux, takes
+# from its tarball only the flag scripts (6.1: scripts/pahole-flags.sh and
+# pahole-version.sh; 6.12: scripts/Makefile.btf, Kbuild.include,
+# pahole-version.sh, lib/Kconfig.debug) and what tools/bpf/resolve_btfids
+# needs, and builds resolve_btfids (the binary is cached, the tree is not).
+# Then, with PAHOLE=DWARF2BTF:
+#   1. derives PAHOLE_FLAGS exactly as that kernel does and checks them
+#      against what README says;
+#   2. runs link-vmlinux.sh's gen_btf sequence on a copy of the vmlinux whose
+#      own .BTF is renamed away (as on a fresh .tmp_vmlinux): in-place -J with
+#      LLVM_OBJCOPY=objcopy, objcopy --only-section=.BTF, the ET_REL dd; then
+#      resolve_btfids on the vmlinux;
+#   3. runs Makefile.modfinal's cmd_btf_ko on a few modules: -J --btf_base
+#      vmlinux in place, then resolve_btfids -b vmlinux;
+#   4. runs the 7.x flow: --btf_encode_detached, then objcopy --add-section.
+# resolve_btfids must exit 0 and print nothing about unresolved symbols or
+# errors; if it does complain, the same step is run on pahole 1.30's BTF as
+# a control, and dwarf2btf passes only if the complaints are identical.
+#
+# KS_MODULES overrides the module list (names without .ko); KS_FORCE_CONTROL=1
+# runs the pahole 1.30 control for every resolve_btfids step.
+# The last line is "N passed, M failed"; exit status 0 iff M is 0.
+set -uo pipefail
+
+[ $# -eq 3 ] || { echo "usage: $0 DWARF2BTF WORKDIR 6.1|6.12" >&2; exit 2; }
+D2B=$(readlink -f "$1") WORKDIR=$2 KVER=$3
+case $KVER in 6.1 | 6.12) ;; *) echo "$0: kernel must be 6.1 or 6.12" >&2; exit 2 ;; esac
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=tests/lib.sh
+. "$here/lib.sh"
+
+t0=$(date +%s)
+pass=0 fail=0
+ok() { echo "ok: $*"; pass=$((pass + 1)); }
+bad() { echo "FAIL: $*"; fail=$((fail + 1)); }
+die() { echo "FAIL (setup): $*"; echo "$pass passed, $((fail + 1)) failed"; exit 1; }
+log() { echo "kernel-scripts.sh: $*" >&2; }
+
+"$here/fetch.sh" pahole130 || die "fetch.sh pahole130"
+"$here/fetch.sh" "modules${KVER/./}" || die "fetch.sh modules${KVER/./}"
+KDIR=$CACHE/linux-$KVER
+VMLINUX=$KDIR/vmlinux
+SRC=$CACHE/linux-source-$KVER
+RESOLVE_BTFIDS=$SRC/bin/resolve_btfids
+
+# --- linux-source-<ver>: the flag scripts and a built resolve_btfids ---------
+fetch_source() {
+	[ -x "$RESOLVE_BTFIDS" ] && return 0
+	local kpkg ver tmp p
+	kpkg=$(cat "$KDIR/package")
+	ver=$(apt-cache show "$kpkg" | awk '/^Version:/ { print $2; exit }')
+	[ -n "$ver" ] || { log "no version for $kpkg"; return 1; }
+	log "fetching linux-source-$KVER=$ver and building resolve_btfids"
+	tmp=$(mktemp -d)
+	chmod 755 "$tmp"
+	(cd "$tmp" && apt-get download -qq "linux-source-$KVER=$ver" >&2) || return 1
+	p=linux-source-$KVER
+	local want=("$p/tools/bpf/resolve_btfids/*" "$p/tools/lib/*" "$p/tools/include/*"
+		"$p/tools/arch/x86/include/*" "$p/tools/scripts/*" "$p/tools/build/*"
+		"$p/scripts/bpf_doc.py" "$p/include/uapi/linux/bpf.h"
+		"$p/scripts/pahole-version.sh")
+	case $KVER in
+	6.1) want+=("$p/scripts/pahole-flags.sh") ;;
+	6.12) want+=("$p/scripts/Makefile.btf" "$p/scripts/Kbuild.include" "$p/lib/Kconfig.debug") ;;
+	esac
+	rm -rf "$SRC.tmp"
+	mkdir -p "$SRC.tmp/tree"
+	dpkg-deb --fsys-tarfile "$tmp"/*.deb | tar -xO "./usr/src/$p.tar.xz" | xz -dc |
+		tar -x -C "$SRC.tmp/tree" --strip-components=1 --wildcards "${want[@]}" ||
+		{ rm -rf "$tmp"; return 1; }
+	rm -rf "$tmp"
+	# gcc and make from deps; libelf and zlib headers too (fetch.sh deps)
+	if ! make -C "$SRC.tmp/tree/tools/bpf/resolve_btfids" -j2 >"$SRC.tmp/build.log" 2>&1; then
+		tail -n 30 "$SRC.tmp/build.log" >&2
+		return 1
+	fi
+	mkdir -p "$SRC.tmp/bin" "$SRC.tmp/scripts" "$SRC.tmp/lib"
+	cp "$SRC.tmp/tree/tools/bpf/resolve_btfids/resolve_btfids" "$SRC.tmp/bin/"
+	cp "$SRC.tmp/tree/scripts/pahole-"* "$SRC.tmp/scripts/"
+	if [ "$KVER" = 6.12 ]; then
+		cp "$SRC.tmp/tree/scripts/Makefile.btf" "$SRC.tmp/tree/scripts/Kbuild.include" "$SRC.tmp/scripts/"
+		cp "$SRC.tmp/tree/lib/Kconfig.debug" "$SRC.tmp/lib/"
+	fi
+	echo "linux-source-$KVER=$ver" >"$SRC.tmp/package"
+	rm -rf "$SRC.tmp/tree" "$SRC"
+	mv "$SRC.tmp" "$SRC"
+}
+fetch_source || die "linux-source-$KVER: fetch or resolve_btfids build failed"
+echo "kernel: $(cat "$KDIR/package"), source: $(cat "$SRC/package")"
+
+rm -rf "$WORKDIR"
+mkdir -p "$WORKDIR"
+W=$(readlink -f "$WORKDIR")
+
+# --- 1. PAHOLE_FLAGS, as the kernel derives them --------------------------
+case $KVER in
+6.1)
+	# top-level Makefile: PAHOLE_FLAGS = $(shell PAHOLE=$(PAHOLE) scripts/pahole-flags.sh)
+	FLAGS=$(PAHOLE=$D2B sh "$SRC/scripts/pahole-flags.sh")
+	expect="--btf_gen_floats -j --lang_exclude=rust --skip_encoding_btf_inconsistent_proto --btf_gen_optimized"
+	;;
+6.12)
+	# Kconfig: CONFIG_PAHOLE_VERSION=$(shell scripts/pahole-version.sh $(PAHOLE))
+	# and PAHOLE_HAS_LANG_EXCLUDE def_bool PAHOLE_VERSION >= N (lib/Kconfig.debug);
+	# the top-level Makefile includes scripts/Makefile.btf after Kbuild.include.
+	pver=$(sh "$SRC/scripts/pahole-version.sh" "$D2B")
+	lang_min=$(awk '/^config PAHOLE_HAS_LANG_EXCLUDE/ { f = 1; next }
+		f && /def_bool/ { print $NF; exit }' "$SRC/lib/Kconfig.debug")
+	[ -n "$lang_min" ] || die "no PAHOLE_HAS_LANG_EXCLUDE in lib/Kconfig.debug"
+	lang=
+	[ "$pver" -ge "$lang_min" ] && lang=y
+	cat >"$W/flags.mk" <<MK
+include $SRC/scripts/Kbuild.include
+include $SRC/scripts/Makefile.btf
+all: ; @echo \$(PAHOLE_FLAGS) \$(MODULE_PAHOLE_FLAGS)
+MK
+	FLAGS=$(env -u KBUILD_BUILD_TIMESTAMP -u KBUILD_EXTMOD make -s -f "$W/flags.mk" \
+		CONFIG_PAHOLE_VERSION="$pver" CONFIG_PAHOLE_HAS_LANG_EXCLUDE="$lang")
+	# Debian's Makefile.btf passes -j twice (the ≥1.26 line and its own block)
+	expect="-j --btf_features=$FEATURES_612,decl_tag_kfuncs -j --lang_exclude=rust"
+	;;
+esac
+if [ "$FLAGS" = "$expect" ]; then
+	ok "PAHOLE_FLAGS from the kernel's scripts: $FLAGS"
+else
+	bad "PAHOLE_FLAGS from the kernel's scripts: got '$FLAGS', README says '$expect'"
+fi
+[ -n "$FLAGS" ] || die "no PAHOLE_FLAGS"
+
+# run_btfids NAME ARGS... : resolve_btfids ARGS, output to $W/NAME.btfids,
+# with the work directory's paths written as W; returns its exit status
+run_btfids() {
+	local name=$1; shift
+	local rc=0
+	"$RESOLVE_BTFIDS" "$@" >"$W/$name.btfids.raw" 2>&1 || rc=$?
+	sed "s|$W/[^ :]*|FILE|g" "$W/$name.btfids.raw" >"$W/$name.btfids"
+	echo "exit $rc" >>"$W/$name.btfids"
+	return $rc
+}
+clean_btfids() { # FILE : exit 0, no unresolved symbol, no error
+	# KS_FORCE_CONTROL=1 treats every run as a complaint, to exercise the control
+	[ "${KS_FORCE_CONTROL:-0}" = 1 ] && return 1
+	grep -qx 'exit 0' "$1" && ! grep -qiE 'unresolved|error|fail' "$1"
+}
+# check_btfids WHAT NAME CONTROL_FN : judge $W/NAME.btfids; if it complains,
+# CONTROL_FN produces $W/NAME-pahole.btfids with pahole 1.30's BTF
+check_btfids() {
+	local what=$1 name=$2 control=$3
+	local n
+	n=$(($(wc -l <"$W/$name.btfids") - 1))
+	if clean_btfids "$W/$name.btfids"; then
+		ok "$what: resolve_btfids exit 0, no unresolved symbols ($n lines of output)"
+		return
+	fi
+	if ! $control; then
+		bad "$what: resolve_btfids complains and the pahole 1.30 control failed"
+		sed 's/^/    /' "$W/$name.btfids" | head -n 20
+	elif cmp -s "$W/$name.btfids" "$W/$name-pahole.btfids"; then
+		ok "$what: resolve_btfids output identical to that on pahole 1.30's BTF ($n lines)"
+	else
+		bad "$what: resolve_btfids output differs from that on pahole 1.30's BTF"
+		diff -u "$W/$name-pahole.btfids" "$W/$name.btfids" | head -n 40
+	fi
+}
+
+secsize() { # ELF SECTION : size in bytes, empty if absent
+	local hex
+	hex=$(readelf -SW "$1" | awk -v s="$2" '{ sub(/^ *\[ *[0-9]+\] */, "") } $1 == s { print $5; exit }')
+	[ -n "$hex" ] && printf '%d\n' "0x$hex"
+}
+
+# --- 2. link-vmlinux.sh gen_btf on a vmlinux without .BTF -------------------
+BASE=$W/vmlinux.nobtf
+objcopy --rename-section .BTF=.BTF.debian "$VMLINUX" "$BASE" ||
+	die "objcopy --rename-section on $VMLINUX"
+[ -z "$(secsize "$BASE" .BTF)" ] || die "$BASE still has a .BTF"
+TMPV=$W/.tmp_vmlinux.btf
+cp "$BASE" "$TMPV"
+start=$(date +%s%N)
+# shellcheck disable=SC2086
+if LLVM_OBJCOPY=objcopy "$D2B" -J $FLAGS "$TMPV" 2>"$W/gen_btf.err"; then
+	sz=$(secsize "$TMPV" .BTF)
+	if [ -n "$sz" ] && [ "$sz" -gt 0 ]; then
+		ok "gen_btf: LLVM_OBJCOPY=objcopy dwarf2btf -J \$PAHOLE_FLAGS added .BTF ($sz bytes, $((($(date +%s%N) - start) / 1000000)) ms)"
+	else
+		bad "gen_btf: dwarf2btf -J exited 0 but left no .BTF"
+	fi
+else
+	bad "gen_btf: dwarf2btf -J failed"
+	sed 's/^/    /' "$W/gen_btf.err" | head -n 20
+fi
+BTFO=$W/.btf.vmlinux.bin.o
+if objcopy --only-section=.BTF --set-section-flags .BTF=alloc,readonly \
+	--strip-all "$TMPV" "$BTFO" 2>/dev/null &&
+	printf '\1' | dd of="$BTFO" conv=notrunc bs=1 seek=16 status=none; then
+	objcopy --dump-section .BTF="$W/inplace.BTF" "$TMPV" 2>/dev/null
+	objcopy --dump-section .BTF="$W/btfo.BTF" "$BTFO" 2>/dev/null
+	etype=$(readelf -h "$BTFO" | awk '/Type:/ { print $2 }')
+	flags=$(readelf -SW "$BTFO" | awk '{ sub(/^ *\[ *[0-9]+\] */, "") } $1 == ".BTF" { print $7 }')
+	if [ "$etype" = REL ] && [ "$flags" = A ] && [ -s "$W/btfo.BTF" ] &&
+	   cmp -s "$W/inplace.BTF" "$W/btfo.BTF" &&
+	   ld -r -o "$W/linked.o" "$BTFO" 2>"$W/ld.err"; then
+		ok "gen_btf: objcopy --only-section=.BTF + dd: ET_REL with an alloc .BTF equal to the encoded one, ld accepts it"
+	else
+		bad "gen_btf: .btf.vmlinux.bin.o: type '$etype', .BTF flags '$flags', or its bytes or ld -r are wrong"
+		cat "$W/ld.err" 2>/dev/null
+	fi
+else
+	bad "gen_btf: objcopy --only-section=.BTF or the dd failed"
+fi
+rm -f "$BTFO" "$W/btfo.BTF" "$W/linked.o"
+
+# The final vmlinux carries those .BTF bytes; resolve_btfids patches .BTF_ids.
+# Run it on $TMPV, which then serves as the modules' base, like vmlinux.
+run_btfids vmlinux "$TMPV"
+vmlinux_control() {
+	local p=$W/vmlinux-pahole
+	cp "$BASE" "$p"
+	# shellcheck disable=SC2086
+	LLVM_OBJCOPY=objcopy "$PAHOLE" -J $FLAGS "$p" 2>/dev/null || return 1
+	run_btfids vmlinux-pahole "$p"
+	rm -f "$p"
+	return 0
+}
+check_btfids "resolve_btfids vmlinux" vmlinux vmlinux_control
+
+# --- 3. Makefile.modfinal cmd_btf_ko -----------------------------------------
+case $KVER in
+6.1) mods="tcp_bbr tcp_dctcp nf_nat_h323 fat vfat xfs" ;;
+6.12) mods="tcp_bbr tcp_dctcp fou nf_nat_h323 fat vfat xfs" ;;
+esac
+mods=${KS_MODULES:-$mods}
+PBASE=
+for m in $mods; do
+	ko=$KDIR/modules/$m.ko
+	[ -f "$ko" ] || { bad "module $m: $ko not in the cache"; continue; }
+	# a freshly linked .ko has no .BTF yet: rename Debian's away
+	mko=$W/$m.ko
+	objcopy --rename-section .BTF=.BTF.debian "$ko" "$mko" || { bad "module $m: objcopy"; continue; }
+	# shellcheck disable=SC2086
+	if ! LLVM_OBJCOPY=objcopy "$D2B" -J $FLAGS --btf_base "$TMPV" "$mko" 2>"$W/$m.err"; then
+		bad "module $m: dwarf2btf -J --btf_base vmlinux failed"
+		sed 's/^/    /' "$W/$m.err" | head -n 20
+		continue
+	fi
+	sz=$(secsize "$mko" .BTF)
+	if [ -z "$sz" ] || [ "$sz" -eq 0 ]; then
+		bad "module $m: no .BTF after -J --btf_base"
+		continue
+	fi
+	run_btfids "$m" -b "$TMPV" "$mko"
+	module_control() {
+		if [ -z "$PBASE" ]; then
+			PBASE=$W/vmlinux-pahole-base
+			cp "$BASE" "$PBASE"
+			# shellcheck disable=SC2086
+			LLVM_OBJCOPY=objcopy "$PAHOLE" -J $FLAGS "$PBASE" 2>/dev/null || return 1
+		fi
+		local p=$W/$m-pahole.ko
+		objcopy --rename-section .BTF=.BTF.debian "$ko" "$p" || return 1
+		# shellcheck disable=SC2086
+		LLVM_OBJCOPY=objcopy "$PAHOLE" -J $FLAGS --btf_base "$PBASE" "$p" 2>/dev/null || return 1
+		run_btfids "$m-pahole" -b "$PBASE" "$p"
+		rm -f "$p"
+		return 0
+	}
+	check_btfids "module $m (split .BTF $sz bytes): resolve_btfids -b vmlinux" "$m" module_control
+	rm -f "$mko"
+done
+rm -f "$W/vmlinux-pahole-base"
+
+# --- 4. 7.x gen-btf.sh: detached BTF, then objcopy --add-section ------------
+# shellcheck disable=SC2086
+if ! "$D2B" -J $FLAGS --btf_encode_detached="$W/vmlinux.BTF.1" "$BASE" 2>"$W/detached.err"; then
+	bad "7.x: dwarf2btf --btf_encode_detached failed"
+	sed 's/^/    /' "$W/detached.err" | head -n 20
+elif [ ! -s "$W/vmlinux.BTF.1" ]; then
+	bad "7.x: dwarf2btf --btf_encode_detached exited 0 but wrote no file"
+elif [ -n "$(secsize "$BASE" .BTF)" ]; then
+	bad "7.x: --btf_encode_detached modified its input"
+elif ! objcopy --add-section .BTF="$W/vmlinux.BTF.1" "$BASE" "$W/vmlinux.7x"; then
+	bad "7.x: objcopy --add-section .BTF= failed"
+else
+	objcopy --dump-section .BTF="$W/7x.BTF" "$W/vmlinux.7x" 2>/dev/null
+	if cmp -s "$W/vmlinux.BTF.1" "$W/7x.BTF" && cmp -s "$W/vmlinux.BTF.1" "$W/inplace.BTF"; then
+		ok "7.x: --btf_encode_detached + objcopy --add-section: .BTF equals the in-place one ($(stat -c %s "$W/7x.BTF") bytes)"
+	else
+		bad "7.x: .BTF after objcopy --add-section differs from the detached file or the in-place .BTF"
+	fi
+fi
+
+rm -rf "$W/vmlinux.7x" "$BASE" "$TMPV"
+echo "time: $(($(date +%s) - t0)) s"
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
