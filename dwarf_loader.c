@@ -865,6 +865,35 @@ static int annots_flush(struct cu_loader *l, struct vec *annots, uint32_t *first
 			 sizeof(struct cu_annot), first);
 }
 
+/*
+ * Enter one level of DIE nesting (a struct's members, a scope's children):
+ * bound the depth, as hostile input can nest without end, and allocate the
+ * child DIE, which is too large to keep on the stack at every level.
+ */
+static struct dr_die *scope_enter(struct cu_loader *l, const struct dr_die *die, int *err)
+{
+	struct dr_die *child;
+
+	if (++l->depth > MAX_DIE_DEPTH) {
+		l->err_die = die->off;
+		l->too_deep = true;
+		*err = -ELOOP;
+		return NULL;
+	}
+	child = malloc(sizeof(*child));
+	if (!child) {
+		l->depth--;
+		*err = -ENOMEM;
+	}
+	return child;
+}
+
+static void scope_leave(struct cu_loader *l, struct dr_die *child)
+{
+	l->depth--;
+	free(child);
+}
+
 static int die_process(struct cu_loader *l, struct dr_die *die);
 
 static int die_process_pointer(struct cu_loader *l, struct dr_die *die, struct cu_type *t)
@@ -1036,15 +1065,9 @@ static int die_process_class(struct cu_loader *l, struct dr_die *die, struct cu_
 	struct dr_die *child;
 	int ret, err = 0;
 
-	if (++l->depth > MAX_DIE_DEPTH) {
-		l->err_die = die->off;
-		l->too_deep = true;
-		return -ELOOP;
-	}
-	/* struct dr_die is large: keep one per nesting level off the stack */
-	child = malloc(sizeof(*child));
+	child = scope_enter(l, die, &err);
 	if (!child)
-		return -ENOMEM;
+		return err;
 	t->size = attr_udata(l, die, DW_AT_byte_size, 0);
 	for_each_child(l, die, child, ret) {
 		switch (child->ab->tag) {
@@ -1073,8 +1096,7 @@ static int die_process_class(struct cu_loader *l, struct dr_die *die, struct cu_
 	}
 	if (!err)
 		err = ret;
-	l->depth--;
-	free(child);
+	scope_leave(l, child);
 	t->nr = members.nr;
 	if (!err)
 		err = vec_flush(&members, &l->cu->members, &l->cap_members, &l->nr_members,
@@ -1223,14 +1245,9 @@ static int die_process_body(struct cu_loader *l, struct dr_die *die, struct fn_s
 
 	if (!die->ab->children)
 		return 0;
-	if (++l->depth > MAX_DIE_DEPTH) {
-		l->err_die = die->off;
-		l->too_deep = true;
-		return -ELOOP;
-	}
-	child = malloc(sizeof(*child));
+	child = scope_enter(l, die, &err);
 	if (!child)
-		return -ENOMEM;
+		return err;
 	for_each_child(l, die, child, ret) {
 		switch (child->ab->tag) {
 		case DW_TAG_formal_parameter:
@@ -1262,8 +1279,7 @@ static int die_process_body(struct cu_loader *l, struct dr_die *die, struct fn_s
 		if (err)
 			break;
 	}
-	free(child);
-	l->depth--;
+	scope_leave(l, child);
 	return err ? err : ret;
 }
 
