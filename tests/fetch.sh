@@ -35,7 +35,7 @@ apt_update() {
 }
 
 deps() {
-	local pkgs="cmake make gcc clang libdw-dev libelf-dev libbpf-dev zlib1g-dev pkg-config"
+	local pkgs="cmake make gcc clang libdw-dev libelf-dev libbpf-dev zlib1g-dev pkg-config valgrind binutils llvm python3 procps"
 	local have
 	have=$(dpkg-query -W -f='${Status}\n' $pkgs 2>/dev/null | grep -c 'install ok installed' || true)
 	[ "$have" -eq "$(echo $pkgs | wc -w)" ] && return 0
