@@ -130,55 +130,6 @@ static bool lang_excluded(const char *list, int lang)
 /* ---------------------------------------------------------------------- */
 /* opening                                                                */
 
-/* decode one (U|S)LEB128 value's bytes, bounded by @end; returns the next byte */
-static const uint8_t *uleb(const uint8_t *p, const uint8_t *end, uint64_t *v)
-{
-	unsigned int shift = 0;
-
-	*v = 0;
-	while (p < end) {
-		uint8_t b = *p++;
-
-		if (shift < 64)
-			*v |= (uint64_t)(b & 0x7f) << shift;
-		shift += 7;
-		if (!(b & 0x80))
-			break;
-	}
-	return p;
-}
-
-/* .debug_abbrev: does any abbreviation use DW_FORM_ref_addr? */
-static int abbrev_uses_ref_addr(const struct dr_section *s, bool *found)
-{
-	const uint8_t *p = s->data, *end = s->data + s->size;
-
-	*found = false;
-	/* tables: (code, tag, children, (attr, form[, implicit])*, 0 0)*, 0 */
-	while (p && p < end) {
-		uint64_t code, v;
-
-		p = uleb(p, end, &code);
-		if (!code)
-			continue;
-		p = uleb(p, end, &v); /* tag */
-		p++;		      /* children */
-		for (;;) {
-			uint64_t at, form;
-
-			p = uleb(p, end, &at);
-			p = uleb(p, end, &form);
-			if (p >= end || (!at && !form))
-				break;
-			if (form == DW_FORM_ref_addr)
-				*found = true;
-			if (form == DW_FORM_implicit_const)
-				p = uleb(p, end, &v);
-		}
-	}
-	return 0;
-}
-
 static bool elf_has_lto_note(Elf *elf)
 {
 	Elf_Scn *scn = NULL;
@@ -535,7 +486,6 @@ struct dwarf_loader *dwarf_loader__new(const char *path, const struct d2b_conf *
 	size_t raw_size;
 	char *raw;
 	GElf_Ehdr eh;
-	bool ref_addr;
 
 	elf_version(EV_CURRENT);
 	dl = calloc(1, sizeof(*dl));
@@ -566,8 +516,7 @@ struct dwarf_loader *dwarf_loader__new(const char *path, const struct d2b_conf *
 		*err = loader_relocate(dl, eh.e_machine);
 	if (*err)
 		goto out_free;
-	abbrev_uses_ref_addr(&dl->secs.abbrev, &ref_addr);
-	if (ref_addr || elf_has_lto_note(dl->elf)) {
+	if (dr_abbrev__uses_form(&dl->secs, DW_FORM_ref_addr) || elf_has_lto_note(dl->elf)) {
 		pr_warn("%s: cross-CU references (DW_FORM_ref_addr or LTO) are not supported yet\n",
 			path);
 		*err = -ENOTSUP;
@@ -1022,6 +971,7 @@ static uint64_t member_byte_offset(struct cu_loader *l, const struct dr_die *die
 {
 	const struct dr_attr *a = dr_die__attr(die, DW_AT_data_member_location);
 	const uint8_t *block;
+	struct dr_op op;
 	size_t len;
 	uint64_t v;
 
@@ -1030,10 +980,9 @@ static uint64_t member_byte_offset(struct cu_loader *l, const struct dr_die *die
 	if (!dr_attr__udata(&l->dc, a, &v))
 		return v;
 	/* DWARF 2 style: DW_OP_plus_uconst N */
-	if (!dr_attr__block(&l->dc, a, &block, &len) && len > 1 && block[0] == DW_OP_plus_uconst) {
-		uleb(block + 1, block + len, &v);
-		return v;
-	}
+	if (!dr_attr__block(&l->dc, a, &block, &len) &&
+	    dr_expr__decode(&l->dc, block, len, &op, 1) >= 1 && op.atom == DW_OP_plus_uconst)
+		return op.number;
 	return 0;
 }
 

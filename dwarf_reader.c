@@ -171,6 +171,30 @@ int dr_unit__next(const struct dr_sections *secs, uint64_t *off, struct dr_unit 
 	return 1;
 }
 
+bool dr_abbrev__uses_form(const struct dr_sections *secs, uint16_t form)
+{
+	struct rd r = rd_at(&secs->abbrev, 0, secs->swap);
+
+	/* tables: (code, tag, children, (attr, form[, implicit])*, 0 0)*, 0 */
+	while (!r.bad && r.p < r.end) {
+		if (!rd_uleb(&r))
+			continue;
+		rd_uleb(&r);
+		rd_skip(&r, 1);
+		for (;;) {
+			uint64_t at = rd_uleb(&r), f = rd_uleb(&r);
+
+			if (r.bad || (!at && !f))
+				break;
+			if (f == form)
+				return true;
+			if (f == DW_FORM_implicit_const)
+				rd_sleb(&r);
+		}
+	}
+	return false;
+}
+
 #define MAX_ABBREV_CODE 65536
 
 int dr_cu__init(struct dr_cu *cu, const struct dr_sections *secs, const struct dr_unit *unit)

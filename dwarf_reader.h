@@ -87,6 +87,9 @@ struct dr_die {
  * starts a NUL-terminated string. */
 void dr_section__trim_strings(struct dr_section *s);
 
+/* does any abbreviation in .debug_abbrev use @form? */
+bool dr_abbrev__uses_form(const struct dr_sections *secs, uint16_t form);
+
 /* Walk the unit headers: *@off is advanced; returns 1 for a unit, 0 at the end, -EINVAL */
 int dr_unit__next(const struct dr_sections *secs, uint64_t *off, struct dr_unit *u);
 
