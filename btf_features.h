@@ -37,6 +37,11 @@ struct d2b_conf {
 	const char *lang_exclude; /* comma-separated, or NULL */
 	const char *detached;	  /* --btf_encode_detached path, or NULL */
 	const char *btf_base;
+
+	/* test hooks (tests/stress_kernel.c); the command line never sets them */
+	void (*test_before_load)(void *ctx, unsigned int id); /* on a worker */
+	void (*test_on_in_flight)(void *ctx, unsigned int in_flight);
+	void *test_ctx;
 };
 
 /* plain -J defaults: vars, decl/type tags and enum64 on, the rest off */

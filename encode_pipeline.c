@@ -1,0 +1,199 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * encode_pipeline - one input file from ELF to written BTF.
+ *
+ * Open the input (dwarf_loader, elf_symtab, the --btf_base), run the ordered
+ * pipeline (dwarves_emit_ordered): loader workers build CUs, the collector
+ * feeds them in CU order to the one encoder (btf_encoder_single); then
+ * finish, dedup, and write the BTF detached or into the input ELF
+ * (elf_btf_section). With -V each phase reports its wall and CPU time.
+ *
+ * The command line (dwarf2btf.c), the stress test and the fuzz target all
+ * call encode_pipeline__run(), so they exercise the same code.
+ */
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "btf_encoder_single.h"
+#include "btf_features.h"
+#include "d2b_util.h"
+#include "dwarf_loader.h"
+#include "dwarves_emit_ordered.h"
+#include "elf_btf_section.h"
+#include "elf_symtab.h"
+#include "encode_pipeline.h"
+
+/* ---------------------------------------------------------------------- */
+/* timing for -V                                                          */
+
+struct phase_clock {
+	struct timespec wall, cpu;
+};
+
+static void phase_start(struct phase_clock *pc)
+{
+	clock_gettime(CLOCK_MONOTONIC, &pc->wall);
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &pc->cpu);
+}
+
+static double ts_diff(const struct timespec *a, const struct timespec *b)
+{
+	return (double)(b->tv_sec - a->tv_sec) + (double)(b->tv_nsec - a->tv_nsec) / 1e9;
+}
+
+static void phase_report(const struct d2b_conf *conf, struct phase_clock *pc, const char *name)
+{
+	struct phase_clock now;
+
+	phase_start(&now);
+	if (conf->verbose)
+		fprintf(stderr, "dwarf2btf: %-8s wall %8.3f s  cpu %8.3f s\n", name,
+			ts_diff(&pc->wall, &now.wall), ts_diff(&pc->cpu, &now.cpu));
+	*pc = now;
+}
+
+/* ---------------------------------------------------------------------- */
+/* the pipeline                                                           */
+
+/* --btf_base: raw BTF or an ELF file's .BTF; one clear line on failure */
+static struct btf *base_open(const char *path, int *err)
+{
+	char msg[128];
+	struct btf *base;
+	struct stat st;
+
+	if (stat(path, &st) < 0) {
+		*err = -errno;
+		pr_warn("%s: %s\n", path, strerror(errno));
+		return NULL;
+	}
+	base = btf__parse(path, NULL);
+	if (base)
+		return base;
+	*err = -errno;
+	if (*err == -ENOENT) {
+		pr_warn("%s: no .BTF section to use as base BTF\n", path);
+	} else {
+		libbpf_strerror(*err, msg, sizeof(msg));
+		pr_warn("%s: cannot read base BTF (raw BTF, or an ELF file with .BTF): %s\n", path,
+			msg);
+	}
+	return NULL;
+}
+
+struct run {
+	const struct d2b_conf *conf;
+	struct dwarf_loader *dl;
+	struct btf_encoder *enc;
+};
+
+static int run_load(void *ctx, unsigned int id, void **unit)
+{
+	struct run *r = ctx;
+
+	if (r->conf->test_before_load)
+		r->conf->test_before_load(r->conf->test_ctx, id);
+	return dwarf_loader__load_cu(r->dl, id, (struct cu **)unit);
+}
+
+static int run_emit(void *ctx, unsigned int id, void *unit)
+{
+	struct run *r = ctx;
+	int err = btf_encoder__encode_cu(r->enc, unit);
+
+	cu__free(unit);
+	dwarf_loader__release_cu(r->dl, id);
+	return err;
+}
+
+static void run_on_in_flight(void *ctx, unsigned int in_flight)
+{
+	struct run *r = ctx;
+
+	r->conf->test_on_in_flight(r->conf->test_ctx, in_flight);
+}
+
+static void run_discard(void *ctx, unsigned int id, void *unit)
+{
+	cu__free(unit);
+}
+
+static const struct emit_ordered_ops run_ops = {
+	.load = run_load,
+	.emit = run_emit,
+	.discard = run_discard,
+};
+
+int encode_pipeline__run(const char *path, const struct d2b_conf *conf)
+{
+	struct emit_ordered_opts opts = {
+		.sz = sizeof(opts),
+		.nr_workers = conf->nr_jobs,
+		.window = conf->window,
+		.on_in_flight = conf->test_on_in_flight ? run_on_in_flight : NULL,
+	};
+	struct btf_encoder_stats stats;
+	struct elf_symtab *es = NULL;
+	struct btf *base = NULL;
+	struct phase_clock pc;
+	struct run r = { .conf = conf };
+	int err;
+
+	phase_start(&pc);
+	r.dl = dwarf_loader__new(path, conf, &err);
+	if (!r.dl)
+		return err;
+	es = elf_symtab__new(path, conf, &err);
+	if (!es)
+		goto out;
+	if (conf->btf_base) {
+		base = base_open(conf->btf_base, &err);
+		if (!base)
+			goto out;
+	}
+	r.enc = btf_encoder__new(conf, es, base, path, &err);
+	if (!r.enc)
+		goto out;
+	phase_report(conf, &pc, "open");
+	err = emit_ordered__run(dwarf_loader__nr_cus(r.dl), &run_ops, &r, &opts, NULL);
+	if (err)
+		goto out;
+	phase_report(conf, &pc, "encode");
+	err = btf_encoder__finish(r.enc);
+	phase_report(conf, &pc, "dedup");
+	if (err == 1) {
+		err = 0; /* nothing but void: pahole writes nothing either */
+		goto out;
+	}
+	if (err)
+		goto out;
+	if (conf->detached) {
+		err = btf_encoder__write_raw(r.enc, conf->detached);
+	} else {
+		const void *data;
+		size_t size;
+
+		data = btf_encoder__raw_data(r.enc, &size);
+		err = data ? elf_btf__write_in_place(path, data, size) : -ENOMEM;
+	}
+	phase_report(conf, &pc, "write");
+	if (!err && conf->verbose) {
+		btf_encoder__stats(r.enc, &stats);
+		fprintf(stderr,
+			"dwarf2btf: %u CUs, %u threads, %u functions saved, %u FUNCs, %u VARs, "
+			"%u types before dedup, %u after\n",
+			stats.nr_cus, conf->nr_jobs, stats.nr_funcs_saved, stats.nr_funcs,
+			stats.nr_vars, stats.nr_types_pre_dedup - 1, stats.nr_types - 1);
+	}
+out:
+	btf_encoder__free(r.enc);
+	btf__free(base);
+	elf_symtab__free(es);
+	dwarf_loader__free(r.dl);
+	return err;
+}

@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * encode_pipeline - encode one ELF file's DWARF as BTF and write it, as
+ * `dwarf2btf -J` does: to conf->detached, or into @path when that is NULL.
+ */
+#ifndef ENCODE_PIPELINE_H
+#define ENCODE_PIPELINE_H
+
+struct d2b_conf;
+
+/*
+ * Returns 0 or -errno. Every error was already reported on stderr with the
+ * file and the CU/DIE or section it concerns; on error no output file is
+ * left and an in-place target is unchanged.
+ */
+int encode_pipeline__run(const char *path, const struct d2b_conf *conf);
+
+#endif /* ENCODE_PIPELINE_H */
