@@ -76,6 +76,7 @@ struct diff_ctx {
 	struct strbuf sb;		/* scratch for one description */
 	struct btf_side a, b;
 	size_t only_a, only_b;
+	bool semantic;			/* --semantic: exit 0 when only order differs */
 	__u32 order_id;			/* 0: same order */
 	__u32 rec_id;			/* 0: type records agree */
 	bool strs_differ;
@@ -691,14 +692,17 @@ static int btf_diff(struct diff_ctx *ctx)
 		       ctx->b.hdr.type_len);
 out:
 	summary_print(ctx, same);
+	if (ctx->semantic && !ctx->only_a && !ctx->only_b)
+		return EXIT_SAME;
 	return same ? EXIT_SAME : EXIT_DIFF;
 }
 
 static void usage_print(FILE *f)
 {
-	fprintf(f, "usage: btfdiff [--base BASE] [--max N] A B\n"
+	fprintf(f, "usage: btfdiff [--base BASE] [--max N] [--semantic] A B\n"
 		   "Explain why two BTF files (raw or ELF .BTF) differ.\n"
-		   "Exit: 0 identical, 1 different, 2 error.\n");
+		   "Exit: 0 identical (--semantic: the same types, functions and\n"
+		   "variables, in any order), 1 different, 2 error.\n");
 }
 
 static int args_parse(struct diff_ctx *ctx, int argc, char **argv,
@@ -707,13 +711,14 @@ static int args_parse(struct diff_ctx *ctx, int argc, char **argv,
 	static const struct option opts[] = {
 		{ "base", required_argument, NULL, 'b' },
 		{ "max", required_argument, NULL, 'm' },
+		{ "semantic", no_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	char *end;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "b:m:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "b:m:sh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'b':
 			*base_path = optarg;
@@ -723,6 +728,9 @@ static int args_parse(struct diff_ctx *ctx, int argc, char **argv,
 			ctx->max = strtoul(optarg, &end, 10);
 			if (errno || *end || !*optarg || *optarg == '-')
 				return -EINVAL;
+			break;
+		case 's':
+			ctx->semantic = true;
 			break;
 		default:
 			return -EINVAL;

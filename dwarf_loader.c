@@ -21,8 +21,12 @@
  * entry (unspecified types, missing DIEs) resolves to void. Values are read
  * with libdw's dwarf_form*() semantics, which pahole's output depends on.
  *
- * Units that use DW_FORM_ref_addr (cross-CU references, clang LTO) and
- * .debug_types units are rejected with a clear error for now.
+ * Files whose units refer to each other (DW_FORM_ref_addr: LTO) or that
+ * carry the kernel's LTO note are read as pahole reads them: all units, in
+ * order, into one merged CU (id 0, loaded by one worker), keyed by absolute
+ * .debug_info offsets. Type units (.debug_types, DWARF 5 DW_UT_type) are
+ * indexed by signature at open; a unit that names a signature gets the type
+ * unit's types walked into its own CU after its DIEs (type_units_walk).
  */
 #include <dwarf.h>
 #include <fcntl.h>
@@ -40,6 +44,7 @@
 #include "dwarf_loader.h"
 #include "dwarf_reader.h"
 #include "elf_symtab.h"
+#include "msort.h"
 
 #ifndef DW_TAG_LLVM_annotation
 #define DW_TAG_LLVM_annotation 0x6000
@@ -65,10 +70,35 @@ struct dwarf_loader {
 	struct dr_unit *units; /* read-only after __new */
 	bool *cu_excluded;
 	unsigned int nr_cus;
+	/* cross-unit references: all units are read as one merged CU, id 0 */
+	bool merged;
+	/* .debug_types (DWARF 4 type units): its own section set and units */
+	struct dr_sections types_secs;
+	struct dr_unit *tunits;
+	unsigned int nr_tunits;
+	/* every type unit (.debug_info DW_UT_type and .debug_types), by signature */
+	struct type_unit *sigs;
+	unsigned int nr_sigs;
 	/* ABI registers holding the first parameters (DW_OP_regN) */
 	const int *param_regs;
 	int nr_param_regs;
 };
+
+struct type_unit {
+	uint64_t signature;
+	const struct dr_unit *unit;
+	const struct dr_sections *secs;
+	uint32_t key_bits; /* TU_KEY_INFO or TU_KEY_TYPES */
+};
+
+/*
+ * Map keys (DIE offsets, see struct cu_loader) of type unit DIEs: the
+ * offset in the unit's section with one of these bits. Units then stay
+ * below 1 GiB, which dwarf_loader__new() checks when there are type units.
+ */
+#define TU_KEY_INFO 0x80000000u
+#define TU_KEY_TYPES 0xc0000000u
+#define TU_KEY_LIMIT 0x40000000u
 
 static const int x86_64_param_regs[] = { DW_OP_reg5, DW_OP_reg4, DW_OP_reg1,
 					 DW_OP_reg2, DW_OP_reg8, DW_OP_reg9 };
@@ -241,9 +271,26 @@ static int loader_map_sections(struct dwarf_loader *dl, GElf_Ehdr *eh)
 
 		if (!gelf_getshdr(scn, &sh) || !(name = elf_strptr(dl->elf, shstrndx, sh.sh_name)))
 			return -EINVAL;
-		if (!strcmp(name, ".debug_types") && sh.sh_size) {
-			pr_warn("%s: .debug_types units are not supported yet\n", dl->path);
-			return -ENOTSUP;
+		if (!strcmp(name, ".debug_types") && sh.sh_size && sh.sh_type != SHT_NOBITS) {
+			/* a relocatable file has one per COMDAT group, to relocate */
+			if (eh->e_type == ET_REL || dl->types_secs.info.data) {
+				pr_warn("%s: .debug_types: type units in a relocatable file "
+					"are not supported\n", dl->path);
+				return -ENOTSUP;
+			}
+			if ((sh.sh_flags & SHF_COMPRESSED) && elf_compress(scn, 0, 0) < 0) {
+				pr_warn("%s: %s: cannot decompress: %s\n", dl->path, name,
+					elf_errmsg(-1));
+				return -EINVAL;
+			}
+			data = elf_getdata(scn, NULL);
+			if (!data) {
+				pr_warn("%s: %s: cannot read: %s\n", dl->path, name, elf_errmsg(-1));
+				return -EINVAL;
+			}
+			dl->types_secs.info.data = data->d_buf;
+			dl->types_secs.info.size = data->d_size;
+			continue;
 		}
 		for (i = 0; i < sizeof(wanted) / sizeof(wanted[0]); i++) {
 			struct dr_section *s = (void *)((char *)&dl->secs + wanted[i].off);
@@ -267,6 +314,13 @@ static int loader_map_sections(struct dwarf_loader *dl, GElf_Ehdr *eh)
 	}
 	dr_section__trim_strings(&dl->secs.str);
 	dr_section__trim_strings(&dl->secs.line_str);
+	if (dl->types_secs.info.data) {
+		struct dr_section types = dl->types_secs.info;
+
+		dl->types_secs = dl->secs;
+		dl->types_secs.info = types;
+		dl->types_secs.types = true;
+	}
 	if (!dl->secs.info.data || !dl->secs.info.size || !dl->secs.abbrev.data) {
 		pr_warn("%s: no DWARF debug info (.debug_info)\n", dl->path);
 		return -ENODATA;
@@ -420,6 +474,66 @@ static int loader_relocate(struct dwarf_loader *dl, unsigned int machine)
 	return err;
 }
 
+static int type_unit_cmp(const void *a, const void *b)
+{
+	const struct type_unit *x = a, *y = b;
+
+	return x->signature < y->signature ? -1 : x->signature > y->signature;
+}
+
+/*
+ * Index the type units by signature: DWARF 5 DW_UT_type units in
+ * .debug_info and DWARF 4 units in .debug_types. A linked file holds each
+ * signature once; should one repeat, the first unit found is used.
+ */
+static int loader_index_type_units(struct dwarf_loader *dl)
+{
+	uint64_t off = 0;
+	uint32_t cap = 0, tcap = 0;
+	unsigned int i;
+	int ret;
+
+	while (dl->types_secs.info.data) {
+		struct dr_unit u;
+		uint64_t at = off;
+
+		ret = dr_unit__next(&dl->types_secs, &off, &u);
+		if (!ret)
+			break;
+		if (ret < 0) {
+			pr_warn("%s: .debug_types: bad unit header at offset %#" PRIx64 "\n",
+				dl->path, at);
+			return ret;
+		}
+		if (d2b_grow(&dl->tunits, &tcap, (uint64_t)dl->nr_tunits + 1, sizeof(*dl->tunits)))
+			return -ENOMEM;
+		dl->tunits[dl->nr_tunits++] = u;
+	}
+	for (i = 0; i < dl->nr_cus + dl->nr_tunits; i++) {
+		bool in_types = i >= dl->nr_cus;
+		const struct dr_unit *u = in_types ? &dl->tunits[i - dl->nr_cus] : &dl->units[i];
+
+		if (u->unit_type != DW_UT_type)
+			continue;
+		if (d2b_grow(&dl->sigs, &cap, (uint64_t)dl->nr_sigs + 1, sizeof(*dl->sigs)))
+			return -ENOMEM;
+		dl->sigs[dl->nr_sigs++] = (struct type_unit){
+			.signature = u->signature,
+			.unit = u,
+			.secs = in_types ? &dl->types_secs : &dl->secs,
+			.key_bits = in_types ? TU_KEY_TYPES : TU_KEY_INFO,
+		};
+	}
+	if (dl->nr_sigs &&
+	    (dl->secs.info.size >= TU_KEY_LIMIT || dl->types_secs.info.size >= TU_KEY_LIMIT)) {
+		pr_warn("%s: .debug_info or .debug_types: 1 GiB or more with type units\n",
+			dl->path);
+		return -EFBIG;
+	}
+	/* msort is stable: the first unit of a repeated signature stays first */
+	return msort(dl->sigs, dl->nr_sigs, sizeof(*dl->sigs), type_unit_cmp);
+}
+
 static int loader_index_units(struct dwarf_loader *dl)
 {
 	uint64_t off = 0;
@@ -446,6 +560,9 @@ static int loader_index_units(struct dwarf_loader *dl)
 	dl->cu_excluded = calloc(dl->nr_cus ? dl->nr_cus : 1, sizeof(bool));
 	if (!dl->cu_excluded)
 		return -ENOMEM;
+	ret = loader_index_type_units(dl);
+	if (ret)
+		return ret;
 	for (i = 0; i < dl->nr_cus; i++) {
 		struct dr_cu cu;
 		struct dr_die *die;
@@ -516,10 +633,13 @@ struct dwarf_loader *dwarf_loader__new(const char *path, const struct d2b_conf *
 		*err = loader_relocate(dl, eh.e_machine);
 	if (*err)
 		goto out_free;
-	if (dr_abbrev__uses_form(&dl->secs, DW_FORM_ref_addr) || elf_has_lto_note(dl->elf)) {
-		pr_warn("%s: cross-CU references (DW_FORM_ref_addr or LTO) are not supported yet\n",
-			path);
-		*err = -ENOTSUP;
+	/* as pahole: cross-unit references, or the kernel's LTO note, make all
+	 * units one CU, keyed by 32-bit .debug_info offsets */
+	dl->merged = dr_abbrev__uses_form(&dl->secs, DW_FORM_ref_addr) ||
+		     elf_has_lto_note(dl->elf);
+	if (dl->merged && dl->secs.info.size > UINT32_MAX) {
+		pr_warn("%s: .debug_info: over 4 GiB with cross-unit references\n", path);
+		*err = -EFBIG;
 		goto out_free;
 	}
 	*err = loader_index_units(dl);
@@ -546,6 +666,8 @@ void dwarf_loader__free(struct dwarf_loader *dl)
 	while (dl->nr_reloc_copies)
 		free(dl->reloc_copies[--dl->nr_reloc_copies]);
 	free(dl->units);
+	free(dl->tunits);
+	free(dl->sigs);
 	free(dl->cu_excluded);
 	free(dl);
 }
@@ -566,7 +688,7 @@ void dwarf_loader__release_cu(struct dwarf_loader *dl, unsigned int id)
 	if (!dl->info_mapped || id >= dl->nr_cus)
 		return;
 	start = ((uintptr_t)base + dl->info_released + page - 1) & ~(page - 1);
-	end = ((uintptr_t)base + dl->units[id].end) & ~(page - 1);
+	end = ((uintptr_t)base + dl->units[dl->merged ? dl->nr_cus - 1 : id].end) & ~(page - 1);
 	if (end > start)
 		madvise((void *)start, end - start, MADV_DONTNEED);
 	dl->info_released = dl->units[id].end;
@@ -574,7 +696,7 @@ void dwarf_loader__release_cu(struct dwarf_loader *dl, unsigned int id)
 
 unsigned int dwarf_loader__nr_cus(const struct dwarf_loader *dl)
 {
-	return dl->nr_cus;
+	return dl->merged && dl->nr_cus ? 1 : dl->nr_cus;
 }
 
 /* ---------------------------------------------------------------------- */
@@ -583,33 +705,94 @@ unsigned int dwarf_loader__nr_cus(const struct dwarf_loader *dl)
 struct cu_loader {
 	struct dwarf_loader *dl;
 	struct cu *cu;
-	struct dr_cu dc;
-	uint64_t cu_start; /* .debug_info offset of the unit */
+	struct dr_cu *dc;  /* the unit being walked */
+	struct dr_cu *dcs; /* one per unit when merged, else just one */
+	uint8_t *dc_state; /* of each dcs[]: 0 not set up, 1 ready, 2 bad */
+	uint64_t cu_start; /* .debug_info offset of the unit; 0 when merged */
+	uint32_t key_bits; /* TU_KEY_* while walking a type unit, else 0 */
+	uint8_t addr_size;
+	/* type units this unit refers to, in order of first reference (sigs[]
+	 * indexes; tu_queued[i]: sigs[i] is in the queue), walked after it */
+	uint32_t *tu_queue, tu_queue_nr, tu_queue_cap, tu_walked;
+	uint8_t *tu_queued;
+	/* skeleton type DIEs (DW_AT_signature): key -> the type unit type's key */
+	uint32_t *aliases, nr_aliases, cap_aliases;
 	uint32_t cap_types, cap_members, cap_enums, cap_params, cap_annots, cap_funcs, cap_vars;
 	uint32_t nr_members, nr_enums, nr_params, nr_annots;
 	/* DIE offset (CU-relative) -> types[] index, open addressing */
 	uint32_t *map_keys, *map_vals, map_cap, map_nr;
 	uint64_t err_die; /* DIE the first error is about */
 	uint64_t bad_ref_die; /* first DIE with a reference outside its unit */
+	uint64_t bad_sig;     /* first type signature with no type unit */
+	bool oom;	      /* an allocation failed where no error could be returned */
 	int depth;
 	bool too_deep;
 	struct dr_die tmp; /* scratch for attribute integration */
 };
 
-/* CU-relative offset of the DIE @at refers to (through origin/specification), 0 if none */
+/* the map key of the DIE at @off in the unit being walked */
+static uint32_t die_key(const struct cu_loader *l, uint64_t off)
+{
+	return (uint32_t)(off - l->cu_start) | l->key_bits;
+}
+
+/*
+ * The key of the type a DW_FORM_ref_sig8 @a names: its DIE in the type unit,
+ * which is queued to be walked after the unit. 0 (void) if there is no such
+ * type unit and @strict is false, as for a skeleton DIE, which then stays
+ * a type of its own.
+ */
+static uint32_t sig_ref(struct cu_loader *l, struct dr_cu *acu, const struct dr_attr *a,
+			bool strict)
+{
+	struct dwarf_loader *dl = l->dl;
+	struct type_unit key = {}, *tu;
+	uint32_t i;
+
+	if (dr_attr__sig8(acu, a, &key.signature))
+		return 0;
+	tu = bsearch(&key, dl->sigs, dl->nr_sigs, sizeof(*dl->sigs), type_unit_cmp);
+	while (tu && tu > dl->sigs && tu[-1].signature == key.signature)
+		tu--;
+	if (!tu) {
+		if (strict && !l->bad_sig)
+			l->bad_sig = key.signature;
+		return 0;
+	}
+	i = (uint32_t)(tu - dl->sigs);
+	if (!l->tu_queued && !(l->tu_queued = calloc(dl->nr_sigs, 1))) {
+		l->oom = true;
+		return 0;
+	}
+	if (!l->tu_queued[i]) {
+		if (d2b_grow(&l->tu_queue, &l->tu_queue_cap, (uint64_t)l->tu_queue_nr + 1,
+			     sizeof(*l->tu_queue))) {
+			l->oom = true;
+			return 0;
+		}
+		l->tu_queue[l->tu_queue_nr++] = i;
+		l->tu_queued[i] = 1;
+	}
+	return (uint32_t)(tu->unit->type_off | tu->key_bits);
+}
+
+/* the key of the DIE @at refers to (through origin/specification), 0 if none */
 static uint32_t rel_ref(struct cu_loader *l, const struct dr_die *die, uint16_t at)
 {
-	const struct dr_attr *a = dr_die__attr_integrate(&l->dc, die, at, &l->tmp);
+	struct dr_cu *acu = l->dc;
+	const struct dr_attr *a = dr_die__attr_integrate(l->dc, die, at, &l->tmp, &acu);
 	uint64_t off;
 
 	if (!a)
 		return 0;
-	if (dr_attr__ref(&l->dc, a, &off)) {
+	if (a->form == DW_FORM_ref_sig8)
+		return sig_ref(l, acu, a, true);
+	if (dr_attr__ref(acu, a, &off)) {
 		if (!l->bad_ref_die)
 			l->bad_ref_die = die->off;
 		return 0;
 	}
-	return (uint32_t)(off - l->cu_start);
+	return die_key(l, off);
 }
 
 static uint64_t attr_udata(struct cu_loader *l, const struct dr_die *die, uint16_t at,
@@ -618,7 +801,7 @@ static uint64_t attr_udata(struct cu_loader *l, const struct dr_die *die, uint16
 	const struct dr_attr *a = dr_die__attr(die, at);
 	uint64_t v;
 
-	if (!a || dr_attr__udata(&l->dc, a, &v))
+	if (!a || dr_attr__udata(l->dc, a, &v))
 		return def;
 	return v;
 }
@@ -632,9 +815,10 @@ static bool attr_flag(const struct dr_die *die, uint16_t at)
 
 static const char *attr_name(struct cu_loader *l, const struct dr_die *die)
 {
-	const struct dr_attr *a = dr_die__attr_integrate(&l->dc, die, DW_AT_name, &l->tmp);
+	struct dr_cu *acu;
+	const struct dr_attr *a = dr_die__attr_integrate(l->dc, die, DW_AT_name, &l->tmp, &acu);
 
-	return a ? dr_attr__string(&l->dc, a) : NULL;
+	return a ? dr_attr__string(acu, a) : NULL;
 }
 
 static int map_grow(struct cu_loader *l)
@@ -742,7 +926,7 @@ static uint32_t type_add(struct cu_loader *l, uint64_t die_off, struct cu_type *
 	if (d2b_grow(&cu->types, &l->cap_types, idx + 1, sizeof(*cu->types)))
 		return 0;
 	t->die_off = die_off;
-	if (map_add(l, (uint32_t)(die_off - l->cu_start), idx))
+	if (map_add(l, die_key(l, die_off), idx))
 		return 0;
 	cu->types[idx] = *t;
 	cu->nr_types++;
@@ -758,7 +942,7 @@ static const char *annotation_value(struct cu_loader *l, const struct dr_die *di
 
 	if (!name || strcmp(name, want) || !(a = dr_die__attr(die, DW_AT_const_value)))
 		return NULL;
-	return dr_attr__string(&l->dc, a);
+	return dr_attr__string(l->dc, a);
 }
 
 static int annot_add(struct cu_loader *l, const struct dr_die *die, int component,
@@ -777,12 +961,12 @@ static int annot_add(struct cu_loader *l, const struct dr_die *die, int componen
  */
 static int child_first(struct cu_loader *l, struct dr_die *parent, struct dr_die *child)
 {
-	return dr_die__child(&l->dc, parent, child);
+	return dr_die__child(l->dc, parent, child);
 }
 
 static int child_next(struct cu_loader *l, struct dr_die *parent, struct dr_die *child)
 {
-	int ret = dr_die__sibling(&l->dc, child);
+	int ret = dr_die__sibling(l->dc, child);
 
 	if (ret == 0)
 		parent->subtree_end = child->subtree_end;
@@ -861,7 +1045,7 @@ static int die_process_pointer(struct cu_loader *l, struct dr_die *die, struct c
 			tt.type = prev;
 			if (!type_add(l, child.off, &tt))
 				return -ENOMEM;
-			prev = (uint32_t)(child.off - l->cu_start);
+			prev = die_key(l, child.off);
 		}
 		if (ret < 0)
 			return ret;
@@ -889,10 +1073,10 @@ static int array_nelems(struct cu_loader *l, struct dr_die *die, uint64_t *nelem
 		    child.ab->tag != DW_TAG_enumeration_type)
 			continue;
 		if ((a = dr_die__attr(&child, DW_AT_upper_bound))) {
-			if (!dr_attr__udata(&l->dc, a, &v))
+			if (!dr_attr__udata(l->dc, a, &v))
 				dim = (uint32_t)(v + 1);
 		} else if ((a = dr_die__attr(&child, DW_AT_count))) {
-			if (!dr_attr__udata(&l->dc, a, &v))
+			if (!dr_attr__udata(l->dc, a, &v))
 				dim = (uint32_t)v;
 		}
 		n *= dim;
@@ -936,15 +1120,19 @@ static int die_process_enum(struct cu_loader *l, struct dr_die *die, struct cu_t
 {
 	const struct dr_attr *a;
 	struct dr_die child;
+	struct dr_cu *dc;
 	uint64_t off;
 	int ret;
 
 	t->size = attr_udata(l, die, DW_AT_byte_size, 0);
 	a = dr_die__attr(die, DW_AT_type);
-	if (a && !dr_attr__ref(&l->dc, a, &off) && dr_die__at(&l->dc, off, &l->tmp) == 1 &&
-	    l->tmp.ab->tag == DW_TAG_base_type) {
-		uint64_t enc = attr_udata(l, &l->tmp, DW_AT_encoding, 0);
+	if (a && !dr_attr__ref(l->dc, a, &off) && (dc = dr_cu__of(l->dc, off)) &&
+	    dr_die__at(dc, off, &l->tmp) == 1 && l->tmp.ab->tag == DW_TAG_base_type) {
+		const struct dr_attr *e = dr_die__attr(&l->tmp, DW_AT_encoding);
+		uint64_t enc = 0;
 
+		if (e)
+			dr_attr__udata(dc, e, &enc);
 		if (enc == DW_ATE_signed || enc == DW_ATE_signed_char)
 			t->flags |= CU_TYPE_SIGNED_ENUM;
 	}
@@ -977,11 +1165,11 @@ static uint64_t member_byte_offset(struct cu_loader *l, const struct dr_die *die
 
 	if (!a)
 		return 0;
-	if (!dr_attr__udata(&l->dc, a, &v))
+	if (!dr_attr__udata(l->dc, a, &v))
 		return v;
 	/* DWARF 2 style: DW_OP_plus_uconst N */
-	if (!dr_attr__block(&l->dc, a, &block, &len) &&
-	    dr_expr__decode(&l->dc, block, len, &op, 1) >= 1 && op.atom == DW_OP_plus_uconst)
+	if (!dr_attr__block(l->dc, a, &block, &len) &&
+	    dr_expr__decode(l->dc, block, len, &op, 1) >= 1 && op.atom == DW_OP_plus_uconst)
 		return op.number;
 	return 0;
 }
@@ -996,11 +1184,11 @@ static int member_add(struct cu_loader *l, const struct dr_die *die, struct vec 
 	m.name = attr_name(l, die);
 	m.type = rel_ref(l, die, DW_AT_type);
 	m.bitfield_size = (uint32_t)attr_udata(l, die, DW_AT_bit_size, 0);
-	if ((a = dr_die__attr(die, DW_AT_data_bit_offset)) && !dr_attr__udata(&l->dc, a, &v)) {
+	if ((a = dr_die__attr(die, DW_AT_data_bit_offset)) && !dr_attr__udata(l->dc, a, &v)) {
 		m.bit_offset = v;
 	} else {
 		m.bit_offset = member_byte_offset(l, die) * 8;
-		if ((a = dr_die__attr(die, DW_AT_bit_offset)) && !dr_attr__sdata(&l->dc, a, &sv)) {
+		if ((a = dr_die__attr(die, DW_AT_bit_offset)) && !dr_attr__sdata(l->dc, a, &sv)) {
 			m.has_dw4_bit_offset = true;
 			m.dw4_bit_offset = sv;
 		}
@@ -1117,13 +1305,13 @@ static int param_reg_expr(void *ctx, const uint8_t *expr, size_t len)
 static void param_analyze(struct cu_loader *l, const struct dr_die *die, int idx,
 			  struct cu_param *p)
 {
-	struct param_reg_walk w = { .dc = &l->dc, .loc = -1, .reg = -1 };
+	struct param_reg_walk w = { .dc = l->dc, .loc = -1, .reg = -1 };
 	const struct dr_attr *a;
 
 	if (idx >= l->dl->nr_param_regs || !(a = dr_die__attr(die, DW_AT_location)))
 		return;
 	w.expected = l->dl->param_regs[idx];
-	dr_attr__for_each_location(&l->dc, a, param_reg_expr, &w);
+	dr_attr__for_each_location(l->dc, a, param_reg_expr, &w);
 	if (w.reg >= 0 && w.reg != w.expected)
 		p->unexpected_reg = true;
 }
@@ -1241,15 +1429,15 @@ static bool var_location(struct cu_loader *l, const struct dr_die *die, uint64_t
 	size_t len;
 
 	/* only exprloc: a location list is not static storage */
-	if (!a || dr_attr__block(&l->dc, a, &expr, &len) ||
-	    dr_expr__decode(&l->dc, expr, len, &op, 1) < 1)
+	if (!a || dr_attr__block(l->dc, a, &expr, &len) ||
+	    dr_expr__decode(l->dc, expr, len, &op, 1) < 1)
 		return false;
 	if (op.atom == DW_OP_addr) {
 		*addr = op.number;
 		return true;
 	}
 	if (op.atom == DW_OP_addrx || op.atom == DW_OP_GNU_addr_index)
-		return !dr_cu__addrx(&l->dc, op.number, addr);
+		return !dr_cu__addrx(l->dc, op.number, addr);
 	return false;
 }
 
@@ -1259,15 +1447,21 @@ static int die_process_variable(struct cu_loader *l, struct dr_die *die)
 	struct cu_var v = {};
 	const struct dr_attr *a = dr_die__attr(die, DW_AT_specification);
 	struct dr_die *spec = NULL, *adie = die;
+	struct dr_cu *dc = l->dc, *spec_dc = NULL;
 	struct vec annots = {};
 	uint64_t off;
 	int err = 0;
 
-	if (a && !dr_attr__ref(&l->dc, a, &off)) {
+	/* as pahole: a concrete instance of a variable (LTO's out-of-line copy
+	 * of an early-debug declaration) is not integrated with its abstract
+	 * origin, and without a name of its own it is no VAR */
+	if (dr_die__attr(die, DW_AT_abstract_origin) && !dr_die__attr(die, DW_AT_name))
+		return 0;
+	if (a && !dr_attr__ref(l->dc, a, &off) && (spec_dc = dr_cu__of(l->dc, off))) {
 		spec = malloc(sizeof(*spec));
 		if (!spec)
 			return -ENOMEM;
-		if (dr_die__at(&l->dc, off, spec) != 1) {
+		if (dr_die__at(spec_dc, off, spec) != 1) {
 			free(spec);
 			spec = NULL;
 		}
@@ -1284,7 +1478,11 @@ static int die_process_variable(struct cu_loader *l, struct dr_die *die)
 	} else {
 		v.external = attr_flag(die, DW_AT_external);
 	}
+	/* the specification's children are read with its own unit's reader */
+	if (spec)
+		l->dc = spec_dc;
 	err = annots_of(l, adie, -1, &annots);
+	l->dc = dc;
 	if (!err)
 		err = annots_flush(l, &annots, &v.annot_first, &v.nr_annots);
 	free(annots.data);
@@ -1295,6 +1493,30 @@ static int die_process_variable(struct cu_loader *l, struct dr_die *die)
 		return -ENOMEM;
 	cu->vars[cu->nr_vars++] = v;
 	return 0;
+}
+
+/*
+ * A skeleton type DIE stands for the type its DW_AT_signature names: its key
+ * becomes an alias of the type unit's type (resolved in cu_resolve). Returns
+ * true if @die is one (*@err = 0 or -ENOMEM), false to process it as a type
+ * of its own: no signature, or none of this file's type units has it.
+ */
+static bool skeleton_alias(struct cu_loader *l, const struct dr_die *die, int *err)
+{
+	const struct dr_attr *a = dr_die__attr(die, DW_AT_signature);
+	uint32_t target;
+
+	*err = 0;
+	if (!a || !(target = sig_ref(l, l->dc, a, false)))
+		return false;
+	if (d2b_grow(&l->aliases, &l->cap_aliases, (uint64_t)l->nr_aliases + 2,
+		     sizeof(*l->aliases)))
+		*err = -ENOMEM;
+	else {
+		l->aliases[l->nr_aliases++] = die_key(l, die->off);
+		l->aliases[l->nr_aliases++] = target;
+	}
+	return true;
 }
 
 /* one DIE anywhere but directly under a subprogram's own parameter list */
@@ -1342,6 +1564,8 @@ static int die_process(struct cu_loader *l, struct dr_die *die)
 			return err;
 		return type_add(l, die->off, &t) ? 0 : -ENOMEM;
 	case DW_TAG_enumeration_type:
+		if (skeleton_alias(l, die, &err))
+			return err;
 		t.name = attr_name(l, die);
 		if (attr_flag(die, DW_AT_declaration))
 			t.flags |= CU_TYPE_DECLARATION;
@@ -1350,6 +1574,8 @@ static int die_process(struct cu_loader *l, struct dr_die *die)
 	case DW_TAG_class_type:
 	case DW_TAG_union_type:
 	case DW_TAG_interface_type:
+		if (skeleton_alias(l, die, &err))
+			return err;
 		t.name = attr_name(l, die);
 		if (attr_flag(die, DW_AT_declaration))
 			t.flags |= CU_TYPE_DECLARATION;
@@ -1440,10 +1666,13 @@ static bool type_is_struct(const struct cu *cu, uint32_t idx)
 static uint32_t ref_resolve(struct cu_loader *l, uint32_t key)
 {
 	uint32_t idx = map_find(l, key);
+	uint64_t off = l->cu_start + key;
+	struct dr_cu *dc;
 
-	if (!idx && key && !l->bad_ref_die &&
-	    dr_die__at(&l->dc, l->cu_start + key, &l->tmp) != 1)
-		l->bad_ref_die = l->cu_start + key;
+	/* (a type unit's references were checked against its unit when read) */
+	if (!idx && key && !(key & TU_KEY_INFO) && !l->bad_ref_die &&
+	    (!(dc = dr_cu__of(l->dc, off)) || dr_die__at(dc, off, &l->tmp) != 1))
+		l->bad_ref_die = off;
 	return idx;
 }
 
@@ -1485,8 +1714,25 @@ static int cu_check_cycles(struct cu_loader *l)
 static int cu_resolve(struct cu_loader *l)
 {
 	struct cu *cu = l->cu;
-	uint32_t i;
+	uint32_t i, pass;
 	int err;
+
+	/* skeletons, possibly of skeletons (in type units): to a fixpoint */
+	for (pass = 0; pass < l->nr_aliases / 2; pass++) {
+		bool changed = false;
+
+		for (i = 0; i < l->nr_aliases; i += 2) {
+			uint32_t idx = map_find(l, l->aliases[i + 1]);
+
+			if (idx && map_find(l, l->aliases[i]) != idx) {
+				if (map_add(l, l->aliases[i], idx))
+					return -ENOMEM;
+				changed = true;
+			}
+		}
+		if (!changed)
+			break;
+	}
 
 	for (i = 1; i < cu->nr_types; i++)
 		cu->types[i].type = ref_resolve(l, cu->types[i].type);
@@ -1511,12 +1757,12 @@ static int cu_resolve(struct cu_loader *l)
 		if (!m->has_dw4_bit_offset)
 			continue;
 		/* DWARF <= 4: bit_offset counts from the MSB of the member's storage */
-		bits = (int64_t)type_size(cu, m->type, l->dc.unit->addr_size, 0) * 8;
+		bits = (int64_t)type_size(cu, m->type, l->addr_size, 0) * 8;
 		m->bit_offset = (uint64_t)((int64_t)m->bit_offset + bits - m->dw4_bit_offset -
 					   (int64_t)m->bitfield_size);
 	}
 	for (i = 0; i < cu->nr_vars; i++)
-		cu->vars[i].size = type_size(cu, cu->vars[i].type, l->dc.unit->addr_size, 0);
+		cu->vars[i].size = type_size(cu, cu->vars[i].type, l->addr_size, 0);
 	for (i = 0; i < cu->nr_funcs; i++) {
 		struct cu_func *fn = &cu->funcs[i];
 		bool unexpected = false, has_struct = false;
@@ -1539,40 +1785,176 @@ static int cu_resolve(struct cu_loader *l)
 	return 0;
 }
 
-/* the unit's base offsets into .debug_str_offsets, .debug_addr, .debug_loclists */
-static void cu_bases(struct cu_loader *l, const struct dr_die *cu_die)
+static uint64_t unit_attr(struct dr_cu *dc, const struct dr_die *die, uint16_t at, uint64_t def)
 {
-	uint8_t hdr = l->dc.unit->offset_size == 8 ? 16 : 8;
+	const struct dr_attr *a = dr_die__attr(die, at);
+	uint64_t v;
 
-	if (l->dc.unit->version >= 5) {
-		l->dc.str_offsets_base = hdr;
-		l->dc.addr_base = hdr;
-		l->dc.loclists_base = hdr + 4;
+	return a && !dr_attr__udata(dc, a, &v) ? v : def;
+}
+
+/* the unit's base offsets into .debug_str_offsets, .debug_addr, .debug_loclists */
+static void cu_bases(struct dr_cu *dc, const struct dr_die *cu_die)
+{
+	uint8_t hdr = dc->unit->offset_size == 8 ? 16 : 8;
+
+	if (dc->unit->version >= 5) {
+		dc->str_offsets_base = hdr;
+		dc->addr_base = hdr;
+		dc->loclists_base = hdr + 4;
 	}
-	l->dc.str_offsets_base = attr_udata(l, cu_die, DW_AT_str_offsets_base,
-					    l->dc.str_offsets_base);
-	l->dc.addr_base = attr_udata(l, cu_die, DW_AT_addr_base,
-				     attr_udata(l, cu_die, DW_AT_GNU_addr_base, l->dc.addr_base));
-	l->dc.loclists_base = attr_udata(l, cu_die, DW_AT_loclists_base, l->dc.loclists_base);
+	dc->str_offsets_base = unit_attr(dc, cu_die, DW_AT_str_offsets_base, dc->str_offsets_base);
+	dc->addr_base = unit_attr(dc, cu_die, DW_AT_addr_base,
+				  unit_attr(dc, cu_die, DW_AT_GNU_addr_base, dc->addr_base));
+	dc->loclists_base = unit_attr(dc, cu_die, DW_AT_loclists_base, dc->loclists_base);
+}
+
+static struct dr_cu *unit_of(void *ctx, uint64_t off);
+
+/*
+ * The reader of unit @i, set up on first use: its abbreviations and the base
+ * offsets from its unit DIE (@die, scratch). NULL if they are malformed.
+ */
+static struct dr_cu *unit_dc(struct cu_loader *l, unsigned int i, struct dr_die *die)
+{
+	struct dwarf_loader *dl = l->dl;
+	unsigned int slot = dl->merged ? i : 0;
+	struct dr_cu *dc = &l->dcs[slot];
+
+	if (l->dc_state[slot])
+		return l->dc_state[slot] == 1 ? dc : NULL;
+	l->dc_state[slot] = 2;
+	if (dr_cu__init(dc, &dl->secs, &dl->units[i]))
+		return NULL;
+	l->dc_state[slot] = 1; /* from here on dr_cu__release() is due */
+	if (dr_die__at(dc, dl->units[i].die_off, die) != 1) {
+		l->dc_state[slot] = 3;
+		return NULL;
+	}
+	cu_bases(dc, die);
+	if (dl->merged) {
+		dc->unit_of = unit_of;
+		dc->unit_of_ctx = l;
+	}
+	return dc;
+}
+
+/* merged mode: the reader of the unit holding .debug_info offset @off */
+static struct dr_cu *unit_of(void *ctx, uint64_t off)
+{
+	struct cu_loader *l = ctx;
+	const struct dr_unit *units = l->dl->units;
+	unsigned int lo = 0, hi = l->dl->nr_cus;
+	struct dr_die *die;
+	struct dr_cu *dc;
+
+	while (lo < hi) {
+		unsigned int mid = lo + (hi - lo) / 2;
+
+		if (off < units[mid].off)
+			hi = mid;
+		else if (off >= units[mid].end)
+			lo = mid + 1;
+		else if (l->dc_state[mid] == 1)
+			return &l->dcs[mid];
+		else if (l->dc_state[mid])
+			return NULL;
+		else if (!(die = malloc(sizeof(*die))))
+			return NULL;
+		else {
+			dc = unit_dc(l, mid, die);
+			free(die);
+			return dc;
+		}
+	}
+	return NULL;
+}
+
+/*
+ * Walk unit @i into the CU being built. When merged, every unit's DIEs go
+ * into one CU: offsets are absolute, references may cross units.
+ */
+static int unit_walk(struct cu_loader *l, unsigned int i, struct dr_die *cu_die)
+{
+	struct dwarf_loader *dl = l->dl;
+
+	l->cu->off = dl->units[i].die_off;
+	l->cu_start = dl->merged ? 0 : dl->units[i].off;
+	l->dc = unit_dc(l, i, cu_die);
+	if (!l->dc) {
+		l->err_die = l->cu->off;
+		return -EINVAL;
+	}
+	if (dr_die__at(l->dc, l->cu->off, cu_die) != 1) {
+		l->err_die = l->cu->off;
+		return -EINVAL;
+	}
+	l->addr_size = l->dc->unit->addr_size;
+	return cu_walk(l, cu_die);
+}
+
+/*
+ * Walk the type units the units walked so far refer to, and those they refer
+ * to in turn, into the same CU: each CU gets its own copy of the types, as
+ * it would without type units, and libbpf's dedup merges them. (pahole 1.30
+ * does not follow type signatures: see Documentation/compat.md.)
+ */
+static int type_units_walk(struct cu_loader *l, struct dr_die *tu_die)
+{
+	struct dr_cu *dc = l->dc, tdc;
+	uint64_t cu_off = l->cu->off;
+	int err = 0;
+
+	while (!err && l->tu_walked < l->tu_queue_nr) {
+		const struct type_unit *tu = &l->dl->sigs[l->tu_queue[l->tu_walked++]];
+
+		l->cu->off = tu->unit->die_off;
+		if (dr_cu__init(&tdc, tu->secs, tu->unit)) {
+			l->err_die = tu->unit->die_off;
+			err = -EINVAL;
+			break;
+		}
+		if (dr_die__at(&tdc, tu->unit->die_off, tu_die) != 1) {
+			l->err_die = tu->unit->die_off;
+			err = -EINVAL;
+		} else {
+			cu_bases(&tdc, tu_die);
+			l->dc = &tdc;
+			l->cu_start = 0;
+			l->key_bits = tu->key_bits;
+			err = cu_walk(l, tu_die);
+			l->key_bits = 0;
+		}
+		dr_cu__release(&tdc);
+	}
+	l->dc = dc;
+	if (!err)
+		l->cu->off = cu_off;
+	return err;
 }
 
 int dwarf_loader__load_cu(struct dwarf_loader *dl, unsigned int id, struct cu **cup)
 {
+	unsigned int i, first = id, last = id + 1, nr_dcs = 1;
 	struct cu_loader *l;
 	struct dr_die *cu_die = NULL;
 	struct cu *cu;
 	int err = -ENOMEM;
 
+	if (dl->merged) {
+		first = 0;
+		last = nr_dcs = dl->nr_cus;
+	}
 	l = calloc(1, sizeof(*l));
 	cu = calloc(1, sizeof(*cu));
 	if (!l || !cu)
 		goto out_free;
 	l->dl = dl;
 	l->cu = cu;
+	l->addr_size = 8;
 	cu->id = id;
 	cu->off = dl->units[id].die_off;
-	l->cu_start = dl->units[id].off;
-	cu->excluded = dl->cu_excluded[id];
+	cu->excluded = !dl->merged && dl->cu_excluded[id];
 	/* index 0: void */
 	if (d2b_grow(&cu->types, &l->cap_types, 1, sizeof(*cu->types)))
 		goto out_free;
@@ -1580,22 +1962,21 @@ int dwarf_loader__load_cu(struct dwarf_loader *dl, unsigned int id, struct cu **
 	cu->nr_types = 1;
 	if (cu->excluded)
 		goto out_done;
-	err = dr_cu__init(&l->dc, &dl->secs, &dl->units[id]);
-	if (err) {
-		pr_warn("%s: CU %#" PRIx64 ": bad abbreviation table\n", dl->path, cu->off);
-		goto out_free;
-	}
+	l->dcs = calloc(nr_dcs, sizeof(*l->dcs));
+	l->dc_state = calloc(nr_dcs, sizeof(*l->dc_state));
 	cu_die = malloc(sizeof(*cu_die));
-	err = -ENOMEM;
-	if (!cu_die)
+	if (!l->dcs || !l->dc_state || !cu_die)
 		goto out_free;
-	if (dr_die__at(&l->dc, cu->off, cu_die) != 1) {
-		err = -EINVAL;
-		l->err_die = cu->off;
-		goto out_warn;
+	for (i = first, err = 0; i < last && !err; i++) {
+		if (!dl->cu_excluded[i])
+			err = unit_walk(l, i, cu_die);
 	}
-	cu_bases(l, cu_die);
-	err = cu_walk(l, cu_die);
+	if (!err && l->tu_queue_nr)
+		err = type_units_walk(l, cu_die);
+	if (!err && l->oom)
+		err = -ENOMEM;
+	if (!err && l->bad_sig)
+		err = -ENOENT;
 	if (!err && l->bad_ref_die)
 		err = -EBADMSG;
 	if (!err)
@@ -1615,9 +1996,15 @@ out_warn:
 	else if (err == -ELOOP)
 		pr_warn("%s: CU %#" PRIx64 ": DIE %#" PRIx64 ": type refers to itself\n", dl->path,
 			cu->off, l->err_die);
+	else if (err == -ENOENT)
+		pr_warn("%s: CU %#" PRIx64 ": type signature %#" PRIx64 ": no such type unit\n",
+			dl->path, cu->off, l->bad_sig);
 	else if (err == -EBADMSG)
-		pr_warn("%s: CU %#" PRIx64 ": DIE %#" PRIx64 ": reference to no DIE of its unit\n",
-			dl->path, cu->off, l->bad_ref_die);
+		pr_warn("%s: CU %#" PRIx64 ": DIE %#" PRIx64 ": reference to no DIE of %s\n",
+			dl->path, cu->off, l->bad_ref_die, dl->merged ? ".debug_info" : "its unit");
+	else if (err == -EINVAL && l->err_die == cu->off && !l->dc)
+		pr_warn("%s: CU %#" PRIx64 ": bad abbreviation table or unit DIE\n", dl->path,
+			cu->off);
 	else if (err == -EINVAL)
 		pr_warn("%s: CU %#" PRIx64 ": DIE %#" PRIx64 ": malformed DWARF\n", dl->path,
 			cu->off, l->err_die);
@@ -1627,7 +2014,14 @@ out_warn:
 out_free:
 	free(cu_die);
 	if (l) {
-		dr_cu__release(&l->dc);
+		for (i = 0; l->dc_state && i < nr_dcs; i++)
+			if (l->dc_state[i] == 1 || l->dc_state[i] == 3)
+				dr_cu__release(&l->dcs[i]);
+		free(l->dcs);
+		free(l->dc_state);
+		free(l->tu_queue);
+		free(l->tu_queued);
+		free(l->aliases);
 		free(l->map_keys);
 		free(l->map_vals);
 	}

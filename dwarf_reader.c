@@ -103,12 +103,15 @@ static void rd_skip(struct rd *r, uint64_t n)
 
 static struct rd rd_at(const struct dr_section *s, uint64_t off, bool swap)
 {
-	struct rd r = { .p = s->data, .end = s->data + s->size, .swap = swap };
+	struct rd r = { .p = s->data, .end = s->data, .swap = swap };
 
-	if (!s->data || off > s->size)
+	/* no section: an empty cursor (NULL + 0 would be undefined) */
+	if (!s->data || off > s->size) {
 		r.bad = true;
-	else
+	} else {
+		r.end += s->size;
 		r.p += off;
+	}
 	return r;
 }
 
@@ -155,14 +158,20 @@ int dr_unit__next(const struct dr_sections *secs, uint64_t *off, struct dr_unit 
 		u->unit_type = (uint8_t)rd_fixed(&r, 1);
 		u->addr_size = (uint8_t)rd_fixed(&r, 1);
 		u->abbrev_off = rd_fixed(&r, u->offset_size);
-		if (u->unit_type == DW_UT_skeleton || u->unit_type == DW_UT_split_compile)
+		if (u->unit_type == DW_UT_skeleton || u->unit_type == DW_UT_split_compile) {
 			rd_skip(&r, 8);
-		else if (u->unit_type == DW_UT_type || u->unit_type == DW_UT_split_type)
-			rd_skip(&r, 8 + u->offset_size);
+		} else if (u->unit_type == DW_UT_type || u->unit_type == DW_UT_split_type) {
+			u->signature = rd_fixed(&r, 8);
+			u->type_off = u->off + rd_fixed(&r, u->offset_size);
+		}
 	} else {
-		u->unit_type = DW_UT_compile;
+		u->unit_type = secs->types ? DW_UT_type : DW_UT_compile;
 		u->abbrev_off = rd_fixed(&r, u->offset_size);
 		u->addr_size = (uint8_t)rd_fixed(&r, 1);
+		if (secs->types) {
+			u->signature = rd_fixed(&r, 8);
+			u->type_off = u->off + rd_fixed(&r, u->offset_size);
+		}
 	}
 	if (r.bad || (u->addr_size != 4 && u->addr_size != 8))
 		return -EINVAL;
@@ -436,8 +445,16 @@ const struct dr_attr *dr_die__attr(const struct dr_die *die, uint16_t at)
 	return NULL;
 }
 
+struct dr_cu *dr_cu__of(struct dr_cu *cu, uint64_t off)
+{
+	if (off >= cu->unit->die_off && off < cu->unit->end)
+		return cu;
+	return cu->unit_of ? cu->unit_of(cu->unit_of_ctx, off) : NULL;
+}
+
 const struct dr_attr *dr_die__attr_integrate(struct dr_cu *cu, const struct dr_die *die,
-					     uint16_t at, struct dr_die *tmp)
+					     uint16_t at, struct dr_die *tmp,
+					     struct dr_cu **acu)
 {
 	const struct dr_die *d = die;
 	int chain;
@@ -446,12 +463,16 @@ const struct dr_attr *dr_die__attr_integrate(struct dr_cu *cu, const struct dr_d
 		const struct dr_attr *a = dr_die__attr(d, at);
 		uint64_t off;
 
-		if (a)
+		if (a) {
+			if (acu)
+				*acu = cu;
 			return a;
+		}
 		a = dr_die__attr(d, DW_AT_abstract_origin);
 		if (!a)
 			a = dr_die__attr(d, DW_AT_specification);
-		if (!a || dr_attr__ref(cu, a, &off) || dr_die__at(cu, off, tmp) != 1)
+		if (!a || dr_attr__ref(cu, a, &off) || !(cu = dr_cu__of(cu, off)) ||
+		    dr_die__at(cu, off, tmp) != 1)
 			return NULL;
 		d = tmp;
 	}
@@ -561,12 +582,29 @@ int dr_attr__ref(const struct dr_cu *cu, const struct dr_attr *a, uint64_t *off)
 	case DW_FORM_ref4: v = rd_fixed(&r, 4); break;
 	case DW_FORM_ref8: v = rd_fixed(&r, 8); break;
 	case DW_FORM_ref_udata: v = rd_uleb(&r); break;
-	default: return -EINVAL; /* ref_addr and ref_sig8 are rejected at open */
+	case DW_FORM_ref_addr:
+		/* DWARF 2: address-sized; later: offset-sized, from .debug_info's start */
+		v = rd_fixed(&r, cu->unit->version == 2 ? cu->unit->addr_size : cu->unit->offset_size);
+		if (r.bad || v >= cu->secs->info.size)
+			return -EINVAL;
+		*off = v;
+		return 0;
+	default: return -EINVAL; /* ref_sig8: see dr_attr__sig8 */
 	}
 	if (r.bad || v >= cu->unit->end - cu->unit->off)
 		return -EINVAL;
 	*off = cu->unit->off + v;
 	return 0;
+}
+
+int dr_attr__sig8(const struct dr_cu *cu, const struct dr_attr *a, uint64_t *sig)
+{
+	struct rd r = attr_rd(cu, a);
+
+	if (a->form != DW_FORM_ref_sig8)
+		return -EINVAL;
+	*sig = rd_fixed(&r, 8);
+	return r.bad ? -EINVAL : 0;
 }
 
 int dr_attr__block(const struct dr_cu *cu, const struct dr_attr *a, const uint8_t **p,

@@ -29,7 +29,8 @@ struct dr_section {
 /* the debug sections of one ELF file */
 struct dr_sections {
 	struct dr_section info, abbrev, str, line_str, str_offsets, addr, loc, loclists;
-	bool swap; /* file byte order differs from ours */
+	bool swap;  /* file byte order differs from ours */
+	bool types; /* "info" is .debug_types: DWARF 4 type unit headers */
 };
 
 struct dr_unit {
@@ -37,6 +38,8 @@ struct dr_unit {
 	uint64_t end;	  /* first byte after the unit */
 	uint64_t die_off; /* offset of the unit DIE */
 	uint64_t abbrev_off;
+	uint64_t signature; /* type units: the type signature */
+	uint64_t type_off;  /* type units: .debug_info offset of the type DIE */
 	uint16_t version;
 	uint8_t unit_type;
 	uint8_t addr_size;
@@ -64,6 +67,10 @@ struct dr_cu {
 	uint32_t nr_abbrevs;
 	struct dr_spec *spec_pool;
 	uint64_t str_offsets_base, addr_base, loclists_base;
+	/* files read as one merged unit (DW_FORM_ref_addr): the reader of the
+	 * unit that holds .debug_info offset @off, or NULL; else unset */
+	struct dr_cu *(*unit_of)(void *ctx, uint64_t off);
+	void *unit_of_ctx;
 };
 
 #define DR_MAX_ATTRS 64
@@ -108,18 +115,25 @@ const struct dr_attr *dr_die__attr(const struct dr_die *die, uint16_t at);
 /*
  * Like dr_die__attr, but follows DW_AT_abstract_origin, then
  * DW_AT_specification, as libdw's dwarf_attr_integrate() does. @tmp holds
- * the DIE the attribute was found in.
+ * the DIE the attribute was found in, *@acu (if not NULL) the unit to
+ * decode the attribute with: @cu, or another unit through cu->unit_of.
  */
 const struct dr_attr *dr_die__attr_integrate(struct dr_cu *cu, const struct dr_die *die,
-					     uint16_t at, struct dr_die *tmp);
+					     uint16_t at, struct dr_die *tmp,
+					     struct dr_cu **acu);
+/* the reader for the unit holding .debug_info offset @off: @cu, another unit
+ * through cu->unit_of, or NULL */
+struct dr_cu *dr_cu__of(struct dr_cu *cu, uint64_t off);
 
 /* attribute values, with libdw's dwarf_form*() semantics; 0 or -EINVAL */
 int dr_attr__udata(const struct dr_cu *cu, const struct dr_attr *a, uint64_t *v);
 int dr_attr__sdata(const struct dr_cu *cu, const struct dr_attr *a, int64_t *v);
 bool dr_attr__flag(const struct dr_attr *a);
 const char *dr_attr__string(const struct dr_cu *cu, const struct dr_attr *a);
-/* DW_FORM_ref*: the referenced .debug_info offset */
+/* DW_FORM_ref* and DW_FORM_ref_addr: the referenced .debug_info offset */
 int dr_attr__ref(const struct dr_cu *cu, const struct dr_attr *a, uint64_t *off);
+/* DW_FORM_ref_sig8: the type signature */
+int dr_attr__sig8(const struct dr_cu *cu, const struct dr_attr *a, uint64_t *sig);
 /* exprloc/block forms: the bytes */
 int dr_attr__block(const struct dr_cu *cu, const struct dr_attr *a, const uint8_t **p,
 		   size_t *len);

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # fetch.sh - fetch and cache the reference tools and real inputs the tests use.
 #
-# Usage: tests/fetch.sh deps|pahole130|pahole124|kernel61|kernel612|modules61|modules612|all
+# Usage: tests/fetch.sh deps|pahole130|pahole124|kernel61|kernel612|modules61|modules612|boot61|all
 #
 # Everything is cached under $DWARF2BTF_CACHE (default /var/cache/dwarf2btf),
 # so a second run costs nothing. Prints nothing on success except progress on
@@ -17,6 +17,10 @@
 #              a set of that kernel's modules (xfs, btrfs, mlx5_core and
 #              smaller ones: fs/fat, net/ipv4, drivers/block) with debug info,
 #              from the same package, into $CACHE/linux-<ver>/modules
+#   boot61     for tests/boot.sh: qemu-system-x86 (and the static libc of
+#              libc6-dev), and /boot/vmlinuz-* and /boot/config-* of the
+#              non-debug linux-image package of the same version as kernel61's
+#              -dbg one, into $CACHE/linux-6.1/boot
 #
 # The trixie apt source copies the URI of this machine's own Debian entry;
 # it is pinned at priority 100 so that nothing is ever installed from it.
@@ -35,7 +39,7 @@ apt_update() {
 }
 
 deps() {
-	local pkgs="cmake make gcc clang libdw-dev libelf-dev libbpf-dev zlib1g-dev pkg-config valgrind binutils llvm python3 procps"
+	local pkgs="cmake make gcc clang lld libdw-dev libelf-dev libbpf-dev zlib1g-dev pkg-config valgrind binutils llvm python3 procps"
 	local have
 	have=$(dpkg-query -W -f='${Status}\n' $pkgs 2>/dev/null | grep -c 'install ok installed' || true)
 	[ "$have" -eq "$(echo $pkgs | wc -w)" ] && return 0
@@ -198,8 +202,44 @@ modules() {
 modules61() { kernel61; modules linux-6.1; }
 modules612() { kernel612; modules linux-6.12; }
 
+# boot61 : what tests/boot.sh boots: qemu, and the bootable kernel image of
+# the package kernel61's debug vmlinux belongs to (same version)
+boot61() {
+	local pkgs="qemu-system-x86 libc6-dev"
+	local have
+	have=$(dpkg-query -W -f='${Status}\n' $pkgs 2>/dev/null | grep -c 'install ok installed' || true)
+	if [ "$have" -ne "$(echo $pkgs | wc -w)" ]; then
+		apt_update
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $pkgs >&2
+	fi
+	kernel61
+	local out=$CACHE/linux-6.1/boot
+	[ -f "$out/vmlinuz" ] && [ -f "$out/config" ] && return 0
+	local dbg pkg ver tmp
+	dbg=$(cat "$CACHE/linux-6.1/package")
+	pkg=${dbg%-dbg}
+	apt_update
+	ver=$(apt-cache show "$dbg" | awk '/^Version:/ { print $2; exit }')
+	[ -n "$ver" ] || { log "no version for $dbg"; exit 1; }
+	log "fetching $pkg=$ver for its vmlinuz"
+	tmp=$(mktemp -d)
+	chmod 755 "$tmp"
+	# the signed image; its -unsigned twin has the same vmlinuz contents
+	(cd "$tmp" && { apt-get download -qq "$pkg=$ver" >&2 ||
+		apt-get download -qq "$pkg-unsigned=$ver" >&2; })
+	rm -rf "$out.tmp"
+	mkdir -p "$out.tmp/x"
+	dpkg-deb --fsys-tarfile "$tmp"/*.deb |
+		tar -x -C "$out.tmp/x" --wildcards './boot/vmlinuz-*' './boot/config-*'
+	mv "$out.tmp"/x/boot/vmlinuz-* "$out.tmp/vmlinuz"
+	mv "$out.tmp"/x/boot/config-* "$out.tmp/config"
+	echo "$pkg=$ver" >"$out.tmp/package"
+	rm -rf "$tmp" "$out.tmp/x" "$out"
+	mv "$out.tmp" "$out"
+}
+
 case ${1:-all} in
-deps | pahole130 | pahole124 | kernel61 | kernel612 | modules61 | modules612) "$1" ;;
-all) deps; pahole130; pahole124; kernel61; kernel612; modules61; modules612 ;;
-*) echo "usage: $0 deps|pahole130|pahole124|kernel61|kernel612|modules61|modules612|all" >&2; exit 2 ;;
+deps | pahole130 | pahole124 | kernel61 | kernel612 | modules61 | modules612 | boot61) "$1" ;;
+all) deps; pahole130; pahole124; kernel61; kernel612; modules61; modules612; boot61 ;;
+*) echo "usage: $0 deps|pahole130|pahole124|kernel61|kernel612|modules61|modules612|boot61|all" >&2; exit 2 ;;
 esac

@@ -2,9 +2,19 @@
 # fixtures.sh - differential test of dwarf2btf against pahole 1.30 on the
 # fixture program in tests/fixtures/.
 #
-# Usage: tests/fixtures.sh DWARF2BTF BTFDIFF WORKDIR CC OPT DWARFVER
+# Usage: tests/fixtures.sh DWARF2BTF BTFDIFF WORKDIR CC OPT DWARFVER [VARIANT]
 #   e.g. tests/fixtures.sh build/dwarf2btf build/btfdiff \
 #            build/tests/fixtures_gcc_O2_dwarf5 gcc 2 5
+#
+# VARIANT "lto" builds with -flto (clang links with lld, as kernels do):
+# the DWARF then has cross-unit DW_FORM_ref_addr references, and both tools
+# read all units as one merged CU. "ltonote" adds the kernel's LTO_INFO ELF
+# note (owner "Linux", type 0x101, value 1) to a plain build, which makes
+# pahole merge the units too. "typeunits" builds with -fdebug-types-section
+# (type units: .debug_types for DWARF 4, DW_UT_type units for DWARF 5), which
+# pahole 1.30 does not follow (it crashes or emits empty anonymous structs):
+# pahole encodes the same program built without it, and ours must be the
+# same BTF up to type order (btfdiff --semantic) and identical across -j.
 #
 # Compiles every tests/fixtures/*.c with CC -O$OPT -g -gdwarf-$DWARFVER,
 # links them into WORKDIR/fixture (tests/fixtures/percpu.lds keeps
@@ -15,8 +25,8 @@
 # The last line printed is "N passed, M failed"; exit status 0 iff M is 0.
 set -euo pipefail
 
-if [ $# -ne 6 ]; then
-	echo "usage: $0 DWARF2BTF BTFDIFF WORKDIR CC OPT DWARFVER" >&2
+if [ $# -ne 6 ] && [ $# -ne 7 ]; then
+	echo "usage: $0 DWARF2BTF BTFDIFF WORKDIR CC OPT DWARFVER [lto|ltonote|typeunits]" >&2
 	exit 2
 fi
 DWARF2BTF=$1
@@ -25,6 +35,7 @@ WORKDIR=$3
 CC=$4
 OPT=$5
 DWARFVER=$6
+VARIANT=${7:-}
 
 export LC_ALL=C
 
@@ -45,6 +56,30 @@ srcs=("$fixdir"/*.c)
 [ -e "${srcs[0]}" ] || { echo "fixtures.sh: no sources in $fixdir" >&2; exit 1; }
 
 cflags=(-O"$OPT" -g -gdwarf-"$DWARFVER")
+ldflags=()
+case $VARIANT in
+'') ;;
+lto)
+	cflags+=(-flto)
+	[ "$CC" = clang ] && ldflags+=(-fuse-ld=lld)
+	;;
+ltonote)
+	cat >"$WORKDIR/ltonote.c" <<'EOF'
+/* the kernel's LINUX_ELFNOTE_LTO_INFO note, value 1 (include/linux/elfnote-lto.h) */
+asm(".pushsection .note.Linux, \"a\", @note\n"
+    ".balign 4\n.long 6\n.long 4\n.long 0x101\n.asciz \"Linux\"\n"
+    ".balign 4\n.long 1\n.popsection");
+EOF
+	srcs+=("$WORKDIR/ltonote.c")
+	;;
+typeunits)
+	cflags+=(-fdebug-types-section)
+	;;
+*)
+	echo "fixtures.sh: unknown variant '$VARIANT'" >&2
+	exit 2
+	;;
+esac
 buildlog=$WORKDIR/build.log
 : >"$buildlog"
 
@@ -76,7 +111,22 @@ for src in "${srcs[@]}"; do
 	run_logged "$CC" "${cflags[@]}" -c "$src" -o "$obj"
 	objs+=("$obj")
 done
-run_logged "$CC" "${cflags[@]}" -Wl,-T,"$fixdir/percpu.lds" -o "$WORKDIR/fixture" "${objs[@]}"
+run_logged "$CC" "${cflags[@]}" ${ldflags[@]+"${ldflags[@]}"} -Wl,-T,"$fixdir/percpu.lds" \
+	-o "$WORKDIR/fixture" "${objs[@]}"
+# the input pahole encodes: the fixture itself, or for typeunits the same
+# sources built without type units
+refinput=$WORKDIR/fixture
+if [ "$VARIANT" = typeunits ]; then
+	refinput=$WORKDIR/fixture-plain
+	run_logged "$CC" -O"$OPT" -g -gdwarf-"$DWARFVER" -Wl,-T,"$fixdir/percpu.lds" \
+		-o "$refinput" "${srcs[@]}"
+	# (grep -c reads all: grep -q would end readelf with SIGPIPE)
+	if ! readelf -S "$WORKDIR/fixture" | grep -c '\.debug_types' >/dev/null &&
+		! readelf --debug-dump=info "$WORKDIR/fixture" | grep -c 'DW_UT_type' >/dev/null; then
+		echo "fixtures.sh: FAIL (setup): $CC made no type units" >&2
+		exit 1
+	fi
+fi
 
 # ---- encode and compare --------------------------------------------------
 
@@ -100,8 +150,8 @@ for set in 61 612 default; do
 	read -r -a flags <<<"${!flagvar}"
 	ref=$WORKDIR/ref-$set.btf
 
-	echo "+ $(shquote "$PAHOLE" -J ${flags[@]+"${flags[@]}"} --btf_encode_detached="$ref" "$WORKDIR/fixture")"
-	if ! "$PAHOLE" -J ${flags[@]+"${flags[@]}"} --btf_encode_detached="$ref" "$WORKDIR/fixture"; then
+	echo "+ $(shquote "$PAHOLE" -J ${flags[@]+"${flags[@]}"} --btf_encode_detached="$ref" "$refinput")"
+	if ! "$PAHOLE" -J ${flags[@]+"${flags[@]}"} --btf_encode_detached="$ref" "$refinput"; then
 		echo "fixtures.sh: FAIL (setup): pahole 1.30 failed on set $set" >&2
 		exit 1
 	fi
@@ -121,6 +171,17 @@ for set in 61 612 default; do
 		elif [ ! -e "$out" ]; then
 			echo "FAIL: set $set -j$j: $DWARF2BTF wrote no $out"
 			failed=$((failed + 1))
+		elif [ "$VARIANT" = typeunits ] && [ "$j" != 1 ] &&
+			! cmp "$WORKDIR/out-$set-j1.btf" "$out"; then
+			echo "FAIL: set $set -j$j: $out differs from -j1's"
+			failed=$((failed + 1))
+		elif [ "$VARIANT" = typeunits ] && "$BTFDIFF" --semantic "$ref" "$out" >"$out.diff"; then
+			echo "ok: set $set -j$j (same BTF as pahole's without type units, up to order)"
+			passed=$((passed + 1))
+		elif [ "$VARIANT" = typeunits ]; then
+			echo "FAIL: set $set -j$j: $out is not the BTF of $ref"
+			cat "$out.diff"
+			failed=$((failed + 1))
 		elif cmp "$ref" "$out"; then
 			echo "ok: set $set -j$j"
 			passed=$((passed + 1))
@@ -138,7 +199,9 @@ done
 # the result replaces the existing .BTF through libelf. Whole files are
 # compared.
 read -r -a flags <<<"$FLAGS_612"
-for objcopy in objcopy llvm-objcopy; do
+objcopies=(objcopy llvm-objcopy)
+[ "$VARIANT" = typeunits ] && objcopies=() # no pahole output to compare with
+for objcopy in ${objcopies[@]+"${objcopies[@]}"}; do
 	ref=$WORKDIR/inplace-ref-$objcopy
 	out=$WORKDIR/inplace-out-$objcopy
 	cp "$WORKDIR/fixture" "$ref"

@@ -25,5 +25,5 @@ for san in ASAN TSAN; do
 	# a sanitizer report makes the program fail, hence the test
 	ASAN_OPTIONS=abort_on_error=0:detect_leaks=1 TSAN_OPTIONS=halt_on_error=1 \
 		UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-		ctest --test-dir "$sbuild" --output-on-failure -j"$(nproc)" -LE '^(kernel|package)$' -E '^valgrind$'
+		ctest --test-dir "$sbuild" --output-on-failure -j"$(nproc)" -LE '^(kernel|package|boot)$' -E '^valgrind$'
 done
