@@ -76,7 +76,7 @@ struct diff_ctx {
 	struct strbuf sb;		/* scratch for one description */
 	struct btf_side a, b;
 	size_t only_a, only_b;
-	bool semantic;			/* --semantic: exit 0 when only order differs */
+	bool semantic; /* --semantic: exit 0 when only order differs */
 	__u32 order_id;			/* 0: same order */
 	__u32 rec_id;			/* 0: type records agree */
 	bool strs_differ;

@@ -275,7 +275,8 @@ static int loader_map_sections(struct dwarf_loader *dl, GElf_Ehdr *eh)
 			/* a relocatable file has one per COMDAT group, to relocate */
 			if (eh->e_type == ET_REL || dl->types_secs.info.data) {
 				pr_warn("%s: .debug_types: type units in a relocatable file "
-					"are not supported\n", dl->path);
+					"are not supported\n",
+					dl->path);
 				return -ENOTSUP;
 			}
 			if ((sh.sh_flags & SHF_COMPRESSED) && elf_compress(scn, 0, 0) < 0) {
@@ -285,7 +286,8 @@ static int loader_map_sections(struct dwarf_loader *dl, GElf_Ehdr *eh)
 			}
 			data = elf_getdata(scn, NULL);
 			if (!data) {
-				pr_warn("%s: %s: cannot read: %s\n", dl->path, name, elf_errmsg(-1));
+				pr_warn("%s: %s: cannot read: %s\n", dl->path, name,
+					elf_errmsg(-1));
 				return -EINVAL;
 			}
 			dl->types_secs.info.data = data->d_buf;
@@ -635,8 +637,7 @@ struct dwarf_loader *dwarf_loader__new(const char *path, const struct d2b_conf *
 		goto out_free;
 	/* as pahole: cross-unit references, or the kernel's LTO note, make all
 	 * units one CU, keyed by 32-bit .debug_info offsets */
-	dl->merged = dr_abbrev__uses_form(&dl->secs, DW_FORM_ref_addr) ||
-		     elf_has_lto_note(dl->elf);
+	dl->merged = dr_abbrev__uses_form(&dl->secs, DW_FORM_ref_addr) || elf_has_lto_note(dl->elf);
 	if (dl->merged && dl->secs.info.size > UINT32_MAX) {
 		pr_warn("%s: .debug_info: over 4 GiB with cross-unit references\n", path);
 		*err = -EFBIG;
@@ -705,9 +706,9 @@ unsigned int dwarf_loader__nr_cus(const struct dwarf_loader *dl)
 struct cu_loader {
 	struct dwarf_loader *dl;
 	struct cu *cu;
-	struct dr_cu *dc;  /* the unit being walked */
+	struct dr_cu *dc; /* the unit being walked */
 	struct dr_cu *dcs; /* one per unit when merged, else just one */
-	uint8_t *dc_state; /* of each dcs[]: 0 not set up, 1 ready, 2 bad */
+	uint8_t *dc_state; /* of dcs[]: 0 unset, 1 ready, 2 bad abbrevs, 3 bad unit DIE */
 	uint64_t cu_start; /* .debug_info offset of the unit; 0 when merged */
 	uint32_t key_bits; /* TU_KEY_* while walking a type unit, else 0 */
 	uint8_t addr_size;
@@ -723,8 +724,8 @@ struct cu_loader {
 	uint32_t *map_keys, *map_vals, map_cap, map_nr;
 	uint64_t err_die; /* DIE the first error is about */
 	uint64_t bad_ref_die; /* first DIE with a reference outside its unit */
-	uint64_t bad_sig;     /* first type signature with no type unit */
-	bool oom;	      /* an allocation failed where no error could be returned */
+	uint64_t bad_sig; /* first type signature with no type unit */
+	bool oom; /* an allocation failed where no error could be returned */
 	int depth;
 	bool too_deep;
 	struct dr_die tmp; /* scratch for attribute integration */

@@ -453,8 +453,7 @@ struct dr_cu *dr_cu__of(struct dr_cu *cu, uint64_t off)
 }
 
 const struct dr_attr *dr_die__attr_integrate(struct dr_cu *cu, const struct dr_die *die,
-					     uint16_t at, struct dr_die *tmp,
-					     struct dr_cu **acu)
+					     uint16_t at, struct dr_die *tmp, struct dr_cu **acu)
 {
 	const struct dr_die *d = die;
 	int chain;
@@ -584,12 +583,14 @@ int dr_attr__ref(const struct dr_cu *cu, const struct dr_attr *a, uint64_t *off)
 	case DW_FORM_ref_udata: v = rd_uleb(&r); break;
 	case DW_FORM_ref_addr:
 		/* DWARF 2: address-sized; later: offset-sized, from .debug_info's start */
-		v = rd_fixed(&r, cu->unit->version == 2 ? cu->unit->addr_size : cu->unit->offset_size);
+		v = rd_fixed(&r,
+			     cu->unit->version == 2 ? cu->unit->addr_size : cu->unit->offset_size);
 		if (r.bad || v >= cu->secs->info.size)
 			return -EINVAL;
 		*off = v;
 		return 0;
-	default: return -EINVAL; /* ref_sig8: see dr_attr__sig8 */
+	default:
+		return -EINVAL; /* ref_sig8: see dr_attr__sig8 */
 	}
 	if (r.bad || v >= cu->unit->end - cu->unit->off)
 		return -EINVAL;

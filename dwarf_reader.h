@@ -29,7 +29,7 @@ struct dr_section {
 /* the debug sections of one ELF file */
 struct dr_sections {
 	struct dr_section info, abbrev, str, line_str, str_offsets, addr, loc, loclists;
-	bool swap;  /* file byte order differs from ours */
+	bool swap; /* file byte order differs from ours */
 	bool types; /* "info" is .debug_types: DWARF 4 type unit headers */
 };
 
@@ -39,7 +39,7 @@ struct dr_unit {
 	uint64_t die_off; /* offset of the unit DIE */
 	uint64_t abbrev_off;
 	uint64_t signature; /* type units: the type signature */
-	uint64_t type_off;  /* type units: .debug_info offset of the type DIE */
+	uint64_t type_off; /* type units: .debug_info offset of the type DIE */
 	uint16_t version;
 	uint8_t unit_type;
 	uint8_t addr_size;
@@ -119,8 +119,7 @@ const struct dr_attr *dr_die__attr(const struct dr_die *die, uint16_t at);
  * decode the attribute with: @cu, or another unit through cu->unit_of.
  */
 const struct dr_attr *dr_die__attr_integrate(struct dr_cu *cu, const struct dr_die *die,
-					     uint16_t at, struct dr_die *tmp,
-					     struct dr_cu **acu);
+					     uint16_t at, struct dr_die *tmp, struct dr_cu **acu);
 /* the reader for the unit holding .debug_info offset @off: @cu, another unit
  * through cu->unit_of, or NULL */
 struct dr_cu *dr_cu__of(struct dr_cu *cu, uint64_t off);

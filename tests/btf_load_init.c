@@ -176,8 +176,8 @@ static void cmd_load(const char *path)
 		attr.info.info_len = sizeof(info);
 		attr.info.info = (uintptr_t)&info;
 		if (syscall(SYS_bpf, BPF_OBJ_GET_INFO_BY_FD, &attr, sizeof(attr)) == 0)
-			out("BTFLOAD ok %s fd=%d id=%u size=%u (file %zu bytes)", path, fd,
-			    info.id, info.btf_size, size);
+			out("BTFLOAD ok %s fd=%d id=%u size=%u (file %zu bytes)", path, fd, info.id,
+			    info.btf_size, size);
 		else
 			out("BTFLOAD ok %s fd=%d (file %zu bytes)", path, fd, size);
 		close(fd);
@@ -317,7 +317,8 @@ int main(void)
 			char *w[4] = { 0 }, *s2;
 			int n = 0;
 
-			for (char *t = strtok_r(line, " \t", &s2); t && n < 4; t = strtok_r(NULL, " \t", &s2))
+			for (char *t = strtok_r(line, " \t", &s2); t && n < 4;
+			     t = strtok_r(NULL, " \t", &s2))
 				w[n++] = t;
 			if (n == 2 && strcmp(w[0], "load") == 0)
 				cmd_load(w[1]);
