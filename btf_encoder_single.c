@@ -23,6 +23,16 @@
  *   unexpected register use dropped under consistent_func;
  *   then one DATASEC per section with VARs, in section order.
  *
+ * Names: libbpf interns every name it is given (hash the string, compare it
+ * with the ones in its bucket), a third of the collector's time on vmlinux.
+ * Most names point into .debug_str, read-only while we run, where the
+ * linker has merged equal strings, so the encoder remembers each such
+ * address's string offset (struct str_cache) and sets the names of structs,
+ * unions, members, typedefs and enumerators by offset (add_*_named): where
+ * libbpf insists on a name, it gets a one-letter one it already holds. Its
+ * string set sees exactly the insertions it would have seen: a name's first
+ * address still goes through btf__add_str, at the same point of the stream.
+ *
  * Functions are matched to ELF symbols here, on the collector, because a
  * prefix match records its DWARF name as the symbol's alias and the first
  * CU to do so wins: an order-dependent write that must happen in CU order.
@@ -71,11 +81,25 @@ struct sec_vars {
 	uint32_t nr, cap;
 };
 
+/* BTF string offsets of names by address, for addresses in [lo, hi) */
+struct str_slot {
+	const char *s; /* NULL: free */
+	uint32_t off;
+};
+
+struct str_cache {
+	const char *lo, *hi;
+	struct str_slot *slots; /* open addressing */
+	uint32_t cap, nr;
+	const char *short_name; /* a one-letter name libbpf holds, or NULL */
+};
+
 struct btf_encoder {
 	const struct d2b_conf *conf;
 	struct elf_symtab *es;
 	const char *path;
 	struct btf *btf;
+	struct str_cache strs;
 	bool has_index_type;
 	bool need_index_type;
 	uint32_t array_index_id;
@@ -129,7 +153,163 @@ void btf_encoder__free(struct btf_encoder *enc)
 	free(enc->funcs);
 	free(enc->params);
 	free(enc->annots);
+	free(enc->strs.slots);
 	free(enc);
+}
+
+void btf_encoder__set_str_section(struct btf_encoder *enc, const char *data, size_t size)
+{
+	enc->strs.lo = data;
+	enc->strs.hi = data ? data + size : NULL;
+}
+
+static uint32_t str_hash(const struct str_cache *c, const char *s)
+{
+	/* by position: names used together often lie together in .debug_str */
+	return (uint32_t)((uintptr_t)(s - c->lo) >> 3) & (c->cap - 1);
+}
+
+static int str_cache_grow(struct str_cache *c)
+{
+	uint32_t ncap = c->cap ? c->cap * 2 : 1 << 16, i, h;
+	struct str_cache n = { .cap = ncap };
+
+	n.slots = calloc(ncap, sizeof(*n.slots));
+	if (!n.slots)
+		return -ENOMEM;
+	for (i = 0; i < c->cap; i++) {
+		if (!c->slots[i].s)
+			continue;
+		for (h = str_hash(&n, c->slots[i].s); n.slots[h].s; h = (h + 1) & (ncap - 1))
+			;
+		n.slots[h] = c->slots[i];
+	}
+	free(c->slots);
+	c->slots = n.slots;
+	c->cap = ncap;
+	return 0;
+}
+
+/* start loading @s's slot: lookups are cache misses, several overlap */
+static void enc_str_prefetch(const struct btf_encoder *enc, const char *s)
+{
+	const struct str_cache *c = &enc->strs;
+
+	if (s >= c->lo && s < c->hi && c->cap)
+		__builtin_prefetch(&c->slots[str_hash(c, s)]);
+}
+
+/* the BTF string offset of @s (0 for no name), adding it if new; or -errno */
+static int enc_str(struct btf_encoder *enc, const char *s)
+{
+	struct str_cache *c = &enc->strs;
+	uint32_t h;
+	int off;
+
+	/* (a cached name is not read: "" has offset 0 like no name) */
+	if (s < c->lo || s >= c->hi)
+		return s && *s ? btf__add_str(enc->btf, s) : 0;
+	if (c->cap)
+		for (h = str_hash(c, s); c->slots[h].s; h = (h + 1) & (c->cap - 1))
+			if (c->slots[h].s == s)
+				return (int)c->slots[h].off;
+	off = *s ? btf__add_str(enc->btf, s) : 0;
+	if (off < 0)
+		return off;
+	if ((c->nr + 1) * 2 > c->cap && str_cache_grow(c))
+		return -ENOMEM;
+	for (h = str_hash(c, s); c->slots[h].s; h = (h + 1) & (c->cap - 1))
+		;
+	c->slots[h] = (struct str_slot){ s, (uint32_t)off };
+	c->nr++;
+	if (!c->short_name && s[0] && !s[1])
+		c->short_name = s;
+	return off;
+}
+
+/*
+ * libbpf has no call that takes a string offset, so these add a type or
+ * member without a name and set name_off in libbpf's (modifiable) copy.
+ */
+static struct btf_type *btf_type_mut(struct btf *btf, int id)
+{
+	return (struct btf_type *)btf__type_by_id(btf, (uint32_t)id);
+}
+
+static int add_composite_named(struct btf_encoder *enc, bool is_union, const char *name,
+			       uint32_t size)
+{
+	int off = enc_str(enc, name), id;
+
+	if (off < 0)
+		return off;
+	id = is_union ? btf__add_union(enc->btf, NULL, size) : btf__add_struct(enc->btf, NULL, size);
+	if (id > 0)
+		btf_type_mut(enc->btf, id)->name_off = (uint32_t)off;
+	return id;
+}
+
+/*
+ * The name to pass libbpf for @name, whose string offset is *@off (a
+ * stand-in it already holds when there is one), or an error.
+ */
+static const char *stand_in(struct btf_encoder *enc, const char *name, int *off)
+{
+	*off = enc_str(enc, name);
+	if (*off <= 0 || !enc->strs.short_name)
+		return name; /* no name (libbpf says what it thinks of that), or no stand-in */
+	return enc->strs.short_name;
+}
+
+static int add_typedef_named(struct btf_encoder *enc, const char *name, uint32_t ref)
+{
+	int off, id;
+	const char *arg = stand_in(enc, name, &off);
+
+	if (off < 0)
+		return off;
+	id = btf__add_typedef(enc->btf, arg, ref);
+	if (id > 0)
+		btf_type_mut(enc->btf, id)->name_off = (uint32_t)off;
+	return id;
+}
+
+/* an enumerator of enum (or enum64, @is64) @id */
+static int add_enum_value_named(struct btf_encoder *enc, int id, bool is64, const char *name,
+				int64_t value)
+{
+	int off, err;
+	const char *arg = stand_in(enc, name, &off);
+	struct btf_type *t;
+
+	if (off < 0)
+		return off;
+	err = is64 ? btf__add_enum64_value(enc->btf, arg, (uint64_t)value)
+		   : btf__add_enum_value(enc->btf, arg, value);
+	if (err)
+		return err;
+	t = btf_type_mut(enc->btf, id);
+	if (is64)
+		btf_enum64(t)[btf_vlen(t) - 1].name_off = (uint32_t)off;
+	else
+		btf_enum(t)[btf_vlen(t) - 1].name_off = (uint32_t)off;
+	return 0;
+}
+
+static int add_field_named(struct btf_encoder *enc, int id, const char *name, uint32_t type,
+			   uint32_t bit_offset, uint32_t bit_size)
+{
+	int off = enc_str(enc, name), err;
+	struct btf_type *t;
+
+	if (off < 0)
+		return off;
+	err = btf__add_field(enc->btf, NULL, type, bit_offset, bit_size);
+	if (err)
+		return err;
+	t = btf_type_mut(enc->btf, id);
+	btf_members(t)[btf_vlen(t) - 1].name_off = (uint32_t)off;
+	return 0;
 }
 
 /* ---------------------------------------------------------------------- */
@@ -180,11 +360,11 @@ static int encode_enum(struct btf_encoder *enc, const struct cu *cu, const struc
 		const struct cu_enumerator *e = &cu->enumerators[t->first + i];
 
 		if (!is_enum32)
-			err = btf__add_enum64_value(enc->btf, e->name, e->value);
+			err = add_enum_value_named(enc, id, true, e->name, (int64_t)e->value);
 		else if (enc->conf->skip_enum64)
-			err = btf__add_enum_value(enc->btf, e->name, (uint32_t)e->value);
+			err = add_enum_value_named(enc, id, false, e->name, (uint32_t)e->value);
 		else
-			err = btf__add_enum_value(enc->btf, e->name, (int64_t)e->value);
+			err = add_enum_value_named(enc, id, false, e->name, (int64_t)e->value);
 		if (err)
 			return err;
 	}
@@ -200,15 +380,16 @@ static int encode_struct(struct btf_encoder *enc, const struct cu *cu, const str
 
 	if (t->flags & CU_TYPE_DECLARATION)
 		return btf__add_fwd(enc->btf, t->name, is_union ? BTF_FWD_UNION : BTF_FWD_STRUCT);
-	id = is_union ? btf__add_union(enc->btf, t->name, t->size)
-		      : btf__add_struct(enc->btf, t->name, t->size);
+	for (i = 0; i < t->nr; i++)
+		enc_str_prefetch(enc, cu->members[t->first + i].name);
+	id = add_composite_named(enc, is_union, t->name, t->size);
 	if (id < 0)
 		return id;
 	for (i = 0; i < t->nr; i++) {
 		const struct cu_member *m = &cu->members[t->first + i];
 
-		err = btf__add_field(enc->btf, m->name, global_id(type_id_off, m->type),
-				     m->bit_offset, m->bitfield_size);
+		err = add_field_named(enc, id, m->name, global_id(type_id_off, m->type),
+				      m->bit_offset, m->bitfield_size);
 		if (err)
 			return err;
 	}
@@ -252,7 +433,7 @@ static int encode_type(struct btf_encoder *enc, const struct cu *cu, const struc
 	case DW_TAG_restrict_type:
 		return btf__add_restrict(enc->btf, ref);
 	case DW_TAG_typedef:
-		return btf__add_typedef(enc->btf, t->name, ref);
+		return add_typedef_named(enc, t->name, ref);
 	case D2B_TAG_TYPE_TAG:
 		return btf__add_type_tag(enc->btf, t->name, ref);
 	case DW_TAG_array_type:

@@ -36,6 +36,12 @@ struct btf_encoder_stats {
 struct btf_encoder *btf_encoder__new(const struct d2b_conf *conf, struct elf_symtab *es,
 				     struct btf *base, const char *path, int *err);
 void btf_encoder__free(struct btf_encoder *enc);
+/*
+ * Names inside [@data, @data + @size) stay valid and unchanged while the
+ * encoder runs (the input's .debug_str): their string offsets are cached
+ * by address. Optional; a speed-up only.
+ */
+void btf_encoder__set_str_section(struct btf_encoder *enc, const char *data, size_t size);
 
 /* Append @cu's types, decl tags and VARs; save its functions. 0 or -errno. */
 int btf_encoder__encode_cu(struct btf_encoder *enc, const struct cu *cu);

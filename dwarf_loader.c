@@ -435,6 +435,7 @@ static int loader_relocate(struct dwarf_loader *dl, unsigned int machine)
 	struct dr_section *secs[] = { &dl->secs.info, &dl->secs.abbrev, &dl->secs.str,
 				      &dl->secs.line_str, &dl->secs.str_offsets, &dl->secs.addr,
 				      &dl->secs.loc, &dl->secs.loclists };
+	bool copied[8] = { false };
 	uint64_t *layout;
 	Elf_Scn *scn = NULL;
 	size_t nr_secs;
@@ -458,13 +459,17 @@ static int loader_relocate(struct dwarf_loader *dl, unsigned int machine)
 
 			if (!t->data || dl->sec_index[i] != sh.sh_info)
 				continue;
-			if (!(copy = malloc(t->size ? t->size : 1))) {
-				err = -ENOMEM;
-				break;
+			/* one copy per section, however many relocation sections name it */
+			if (!copied[i]) {
+				if (!(copy = malloc(t->size ? t->size : 1))) {
+					err = -ENOMEM;
+					break;
+				}
+				memcpy(copy, t->data, t->size);
+				t->data = copy;
+				dl->reloc_copies[dl->nr_reloc_copies++] = copy;
+				copied[i] = true;
 			}
-			memcpy(copy, t->data, t->size);
-			t->data = copy;
-			dl->reloc_copies[dl->nr_reloc_copies++] = copy;
 			err = reloc_apply(dl, machine, scn, &sh, t, layout, nr_secs);
 			if (err == -EINVAL)
 				pr_warn("%s: section %zu: malformed relocations\n", dl->path,
@@ -695,6 +700,12 @@ void dwarf_loader__release_cu(struct dwarf_loader *dl, unsigned int id)
 	dl->info_released = dl->units[id].end;
 }
 
+void dwarf_loader__str_section(const struct dwarf_loader *dl, const char **data, size_t *size)
+{
+	*data = (const char *)dl->secs.str.data;
+	*size = dl->secs.str.size;
+}
+
 unsigned int dwarf_loader__nr_cus(const struct dwarf_loader *dl)
 {
 	return dl->merged && dl->nr_cus ? 1 : dl->nr_cus;
@@ -752,7 +763,9 @@ static uint32_t sig_ref(struct cu_loader *l, struct dr_cu *acu, const struct dr_
 
 	if (dr_attr__sig8(acu, a, &key.signature))
 		return 0;
-	tu = bsearch(&key, dl->sigs, dl->nr_sigs, sizeof(*dl->sigs), type_unit_cmp);
+	/* no type units: dl->sigs is NULL, which bsearch must not get */
+	tu = dl->nr_sigs ? bsearch(&key, dl->sigs, dl->nr_sigs, sizeof(*dl->sigs), type_unit_cmp)
+			 : NULL;
 	while (tu && tu > dl->sigs && tu[-1].signature == key.signature)
 		tu--;
 	if (!tu) {

@@ -132,6 +132,8 @@ struct dwarf_loader *dwarf_loader__new(const char *path, const struct d2b_conf *
 void dwarf_loader__free(struct dwarf_loader *dl);
 
 unsigned int dwarf_loader__nr_cus(const struct dwarf_loader *dl);
+/* .debug_str: names read from it stay valid, unchanged, until __free */
+void dwarf_loader__str_section(const struct dwarf_loader *dl, const char **data, size_t *size);
 
 /*
  * Load unit @id into a new struct cu (*@cup). Thread-safe for distinct ids.

@@ -142,6 +142,8 @@ int encode_pipeline__run(const char *path, const struct d2b_conf *conf)
 	struct btf *base = NULL;
 	struct phase_clock pc;
 	struct run r = { .conf = conf };
+	const char *strs;
+	size_t strs_size;
 	int err;
 
 	phase_start(&pc);
@@ -159,6 +161,8 @@ int encode_pipeline__run(const char *path, const struct d2b_conf *conf)
 	r.enc = btf_encoder__new(conf, es, base, path, &err);
 	if (!r.enc)
 		goto out;
+	dwarf_loader__str_section(r.dl, &strs, &strs_size);
+	btf_encoder__set_str_section(r.enc, strs, strs_size);
 	phase_report(conf, &pc, "open");
 	err = emit_ordered__run(dwarf_loader__nr_cus(r.dl), &run_ops, &r, &opts, NULL);
 	if (err)
