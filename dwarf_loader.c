@@ -790,11 +790,34 @@ static uint32_t sig_ref(struct cu_loader *l, struct dr_cu *acu, const struct dr_
 	return (uint32_t)(tu->unit->type_off | tu->key_bits);
 }
 
+/*
+ * Attribute @at of @die or of the DIEs its DW_AT_abstract_origin or
+ * DW_AT_specification lead to. Not finding it is no error, but an origin
+ * that is no DIE is a dangling reference, as bad as any other.
+ */
+static const struct dr_attr *attr_integrate(struct cu_loader *l, const struct dr_die *die,
+					    uint16_t at, struct dr_cu **acu)
+{
+	const struct dr_attr *a = dr_die__attr_integrate(l->dc, die, at, &l->tmp, acu);
+	struct dr_cu *dc;
+	uint64_t off;
+
+	if (a || l->bad_ref_die)
+		return a;
+	a = dr_die__attr(die, DW_AT_abstract_origin);
+	if (!a)
+		a = dr_die__attr(die, DW_AT_specification);
+	if (a && (dr_attr__ref(l->dc, a, &off) || !(dc = dr_cu__of(l->dc, off)) ||
+		  dr_die__at(dc, off, &l->tmp) != 1))
+		l->bad_ref_die = die->off;
+	return NULL;
+}
+
 /* the key of the DIE @at refers to (through origin/specification), 0 if none */
 static uint32_t rel_ref(struct cu_loader *l, const struct dr_die *die, uint16_t at)
 {
 	struct dr_cu *acu = l->dc;
-	const struct dr_attr *a = dr_die__attr_integrate(l->dc, die, at, &l->tmp, &acu);
+	const struct dr_attr *a = attr_integrate(l, die, at, &acu);
 	uint64_t off;
 
 	if (!a)
@@ -830,7 +853,7 @@ static bool attr_flag(const struct dr_die *die, uint16_t at)
 static const char *attr_name(struct cu_loader *l, const struct dr_die *die)
 {
 	struct dr_cu *acu;
-	const struct dr_attr *a = dr_die__attr_integrate(l->dc, die, DW_AT_name, &l->tmp, &acu);
+	const struct dr_attr *a = attr_integrate(l, die, DW_AT_name, &acu);
 
 	return a ? dr_attr__string(acu, a) : NULL;
 }

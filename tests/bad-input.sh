@@ -482,6 +482,37 @@ for t in DW_TAG_const_type DW_TAG_typedef; do
 	expect "$t referring to itself" error "$(re "$in"): $die" "$in" "${in%/*}/out.btf"
 done
 
+# cross-unit references (an LTO build, read as one merged CU) and type units
+if gcc -g -O1 -flto -o "$src/lto" "$src/a.c" "$src/b.c" &&
+	gcc -g -O1 -gdwarf-4 -fdebug-types-section -o "$src/tu4" "$src/a.c" "$src/b.c" &&
+	gcc -g -O1 -gdwarf-5 -fdebug-types-section -o "$src/tu5" "$src/a.c" "$src/b.c"; then
+	# a DW_AT_abstract_origin of the first (LTRANS) unit that points past
+	# it is a DW_FORM_ref_addr: point it past .debug_info
+	ltoend=$((0x$(edit "$src/lto" peek .debug_info 0 4 | sed -E 's/(..)(..)(..)(..)/\4\3\2\1/') + 4))
+	ref=""
+	while read -r at target; do
+		if [ $((target)) -ge $ltoend ]; then ref=$at; break; fi
+	done < <(readelf --debug-dump=info "$src/lto" 2>/dev/null |
+		awk '$2 == "DW_AT_abstract_origin:" { gsub(/[<>]/, ""); print "0x" $1, $3 }')
+	if [ -z "$ref" ]; then
+		bad "fixture" "no cross-unit DW_AT_abstract_origin in the LTO build"
+	else
+		in=$(mkcase lto-ref-addr "$src/lto"); edit "$in" poke .debug_info "$ref" "$(le32 0x7fffffff)"
+		expect "LTO: DW_FORM_ref_addr past .debug_info" error \
+			"$(re "$in"): CU 0x[0-9a-f]+: DIE 0x[0-9a-f]+: reference to no DIE of \.debug_info" \
+			"$in" "${in%/*}/out.btf"
+	fi
+	in=$(mkcase zero-types "$src/tu4"); edit "$in" zero .debug_types
+	expect ".debug_types zeroed" error "$(re "$in"): \.debug_types: bad unit header at offset 0\$" \
+		"$in" "${in%/*}/out.btf"
+	# the skeleton's DW_AT_signature: no type unit has it any more
+	sig=$(attr_off "$src/tu5" DW_TAG_structure_type DW_AT_signature)
+	in=$(mkcase bad-signature "$src/tu5"); edit "$in" poke .debug_info "$sig" 0102030405060708
+	expect "DW_AT_signature naming no type unit" any "$(re "$in"): " "$in" "${in%/*}/out.btf"
+else
+	bad "fixture" "cannot build the LTO and type-unit fixtures with gcc"
+fi
+
 # deterministic single-byte flips: none may crash, fail without a clean
 # one-line error, leave output or temporary files, or write invalid BTF
 flip_sweep() {
