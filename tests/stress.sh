@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# stress.sh - concurrency stress on real inputs (tests/stress_kernel.c):
+# injected worker delays, a CU 0 held until the window is full, identical
+# output at every -j, the window bound, memory within it, no deadlock.
+#
+# Usage: tests/stress.sh STRESS_KERNEL WORKDIR full|quick
+#
+#   full   Debian's 6.1 vmlinux at every -j from 1 to 64, 6.12 flags
+#          (CTest test stress_kernel, label kernel; about 10 minutes on 2 cores)
+#   quick  xfs.ko's split BTF against that vmlinux at -j 1,2,3,8,17,64, then
+#          three self-tests on drbd.ko (14 CUs) at -j2, which must fail:
+#          a bound asserted one below the window, a pipeline run without
+#          its window, and a CU 0 that never loads (the watchdog)
+#          (CTest test stress_module, label reliability: it also runs in
+#          the ASan/UBSan and TSan builds)
+#
+# The last line is "N passed, M failed"; exit status 0 iff M is 0.
+set -uo pipefail
+
+[ $# -eq 3 ] || { echo "usage: $0 STRESS_KERNEL WORKDIR full|quick" >&2; exit 2; }
+STRESS=$1 WORKDIR=$2 MODE=$3
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=tests/lib.sh
+. "$here/lib.sh"
+
+VMLINUX=$CACHE/linux-6.1/vmlinux
+MODDIR=$CACHE/linux-6.1/modules
+read -r -a flags <<<"$FLAGS_612"
+rm -rf "$WORKDIR"
+mkdir -p "$WORKDIR"
+
+case $MODE in
+full)
+	"$here/fetch.sh" kernel61 || exit 1
+	exec "$STRESS" --jobs 1-64 "$VMLINUX" "$WORKDIR" "${flags[@]}"
+	;;
+quick)
+	"$here/fetch.sh" modules61 || exit 1
+	"$STRESS" --jobs 1,2,3,8,17,64 "$MODDIR/xfs.ko" "$WORKDIR/xfs" "${flags[@]}" \
+		--btf_base="$VMLINUX"
+	rc=$?
+	pass=0 fail=0
+	[ $rc -eq 0 ] && pass=$((pass + 1)) || fail=$((fail + 1))
+	# the checks must bite: each self-test has to fail at -j2, and say why
+	for t in 'bound:in flight [0-9]* > window' \
+		'unbounded:[0-9]* units >= the window started' \
+		'hang:no result after 20 s (deadlock?)'; do
+		name=${t%%:*} want=${t#*:}
+		out=$WORKDIR/self-test-$name.log
+		if "$STRESS" --self-test="$name" --watchdog 20 --jobs 1,2 "$MODDIR/drbd.ko" \
+			"$WORKDIR/$name" "${flags[@]}" --btf_base="$VMLINUX" >"$out" 2>&1; then
+			echo "FAIL: self-test $name: the stress test passed with the fault injected"
+			fail=$((fail + 1))
+		elif grep -q -- "FAIL: -j2: $want" "$out"; then
+			echo "ok: self-test $name: caught ($(grep -m1 -- "FAIL: -j2: $want" "$out"))"
+			pass=$((pass + 1))
+		else
+			echo "FAIL: self-test $name: failed, but not as expected:"
+			cat "$out"
+			fail=$((fail + 1))
+		fi
+	done
+	echo "$pass passed, $fail failed"
+	[ "$fail" -eq 0 ]
+	;;
+*)
+	echo "usage: $0 STRESS_KERNEL WORKDIR full|quick" >&2
+	exit 2
+	;;
+esac
