@@ -26,7 +26,8 @@
  * Names: libbpf interns every name it is given (hash the string, compare it
  * with the ones in its bucket), a third of the collector's time on vmlinux.
  * Most names point into .debug_str, read-only while we run, where the
- * linker has merged equal strings, so the encoder remembers each such
+ * linker has merged equal strings (not in kernel modules: ld -r does not
+ * merge them, so they get no cache), so the encoder remembers each such
  * address's string offset (struct str_cache) and sets the names of structs,
  * unions, members, typedefs and enumerators by offset (add_*_named): where
  * libbpf insists on a name, it gets a one-letter one it already holds. Its
@@ -57,9 +58,19 @@
 #include "msort.h"
 #include "tmpfiles.h"
 
+/*
+ * A saved function keeps string offsets, not the DWARF's string pointers:
+ * its names were added when it was saved, and .debug_info (where short names
+ * live) has been released from memory by the time functions are emitted.
+ */
 struct saved_param {
-	const char *name;
+	uint32_t name_off; /* 0: no name (vararg) */
 	uint32_t type;
+};
+
+struct saved_annot {
+	uint32_t value_off;
+	int32_t component_idx;
 };
 
 struct func_state {
@@ -108,7 +119,7 @@ struct btf_encoder {
 	uint32_t nr_funcs, cap_funcs;
 	struct saved_param *params;
 	uint32_t nr_params, cap_params;
-	struct cu_annot *annots;
+	struct saved_annot *annots;
 	uint32_t nr_annots, cap_annots;
 
 	struct sec_vars *secs; /* per ELF section index */
@@ -165,13 +176,16 @@ void btf_encoder__set_str_section(struct btf_encoder *enc, const char *data, siz
 
 static uint32_t str_hash(const struct str_cache *c, const char *s)
 {
-	/* by position: names used together often lie together in .debug_str */
-	return (uint32_t)((uintptr_t)(s - c->lo) >> 3) & (c->cap - 1);
+	/* Fibonacci hashing: neighbouring addresses land far apart (hashing by
+	 * position made long probe runs of neighbouring names) */
+	uint64_t h = (uint64_t)(uintptr_t)s * 0x9e3779b97f4a7c15ull;
+
+	return (uint32_t)(h >> 40) & (c->cap - 1);
 }
 
 static int str_cache_grow(struct str_cache *c)
 {
-	uint32_t ncap = c->cap ? c->cap * 2 : 1 << 16, i, h;
+	uint32_t ncap = c->cap ? c->cap * 2 : 1 << 12, i, h;
 	struct str_cache n = { .cap = ncap };
 
 	n.slots = calloc(ncap, sizeof(*n.slots));
@@ -250,15 +264,17 @@ static int add_composite_named(struct btf_encoder *enc, bool is_union, const cha
 }
 
 /*
- * The name to pass libbpf for @name, whose string offset is *@off (a
- * stand-in it already holds when there is one), or an error.
+ * The name to pass libbpf for @name: a stand-in it already holds when @name
+ * is cached (*@off is then its string offset, to set after the call), else
+ * @name itself (*@off = 0, libbpf interns it). *@off < 0 on error.
  */
 static const char *stand_in(struct btf_encoder *enc, const char *name, int *off)
 {
+	*off = 0;
+	if (!enc->strs.short_name || name < enc->strs.lo || name >= enc->strs.hi)
+		return name;
 	*off = enc_str(enc, name);
-	if (*off <= 0 || !enc->strs.short_name)
-		return name; /* no name (libbpf says what it thinks of that), or no stand-in */
-	return enc->strs.short_name;
+	return *off > 0 ? enc->strs.short_name : name;
 }
 
 static int add_typedef_named(struct btf_encoder *enc, const char *name, uint32_t ref)
@@ -269,7 +285,7 @@ static int add_typedef_named(struct btf_encoder *enc, const char *name, uint32_t
 	if (off < 0)
 		return off;
 	id = btf__add_typedef(enc->btf, arg, ref);
-	if (id > 0)
+	if (id > 0 && arg != name)
 		btf_type_mut(enc->btf, id)->name_off = (uint32_t)off;
 	return id;
 }
@@ -286,7 +302,7 @@ static int add_enum_value_named(struct btf_encoder *enc, int id, bool is64, cons
 		return off;
 	err = is64 ? btf__add_enum64_value(enc->btf, arg, (uint64_t)value)
 		   : btf__add_enum_value(enc->btf, arg, value);
-	if (err)
+	if (err || arg == name)
 		return err;
 	t = btf_type_mut(enc->btf, id);
 	if (is64)
@@ -660,23 +676,23 @@ static int func_save(struct btf_encoder *enc, const struct cu *cu, const struct 
 		 * libbpf keeps a from-scratch BTF's strings in insertion order
 		 * through dedup, so this fixes where they land in the output.
 		 */
-		if (!p->vararg) {
-			err = btf__add_str(enc->btf, p->name);
-			if (err < 0)
-				return err;
-		}
+		err = p->vararg ? 0 : enc_str(enc, p->name);
+		if (err < 0)
+			return err;
 		enc->params[enc->nr_params++] = (struct saved_param){
-			.name = p->vararg ? NULL : p->name,
+			.name_off = (uint32_t)err,
 			.type = p->vararg ? 0 : global_id(type_id_off, p->type),
 		};
 	}
 	/* then, likewise, the decl tag values */
 	for (i = 0; i < fn->nr_annots; i++) {
-		int err = btf__add_str(enc->btf, cu->annots[fn->annot_first + i].value);
+		const struct cu_annot *an = &cu->annots[fn->annot_first + i];
+		int err = enc_str(enc, an->value);
 
 		if (err < 0)
 			return err;
-		enc->annots[enc->nr_annots++] = cu->annots[fn->annot_first + i];
+		enc->annots[enc->nr_annots++] = (struct saved_annot){ (uint32_t)err,
+								      an->component_idx };
 	}
 	return 0;
 }
@@ -854,9 +870,35 @@ static int saved_funcs_cmp(const void *a, const void *b)
 	return elf_function__cmp(fa->elf, fb->elf);
 }
 
+/*
+ * A decl tag whose value is at string offset @off. libbpf wants the value as
+ * a string, and copies it into its own string data before looking it up, so
+ * it must not be given a pointer into that data: it gets the stand-in name,
+ * or a copy.
+ */
+static int add_decl_tag_off(struct btf_encoder *enc, uint32_t off, int ref, int component_idx)
+{
+	char *copy = NULL;
+	const char *arg = enc->strs.short_name;
+	int id;
+
+	if (!off || !arg) {
+		copy = strdup(btf__str_by_offset(enc->btf, off));
+		if (!copy)
+			return -ENOMEM;
+		arg = copy;
+	}
+	id = btf__add_decl_tag(enc->btf, arg, ref, component_idx);
+	free(copy);
+	if (id > 0)
+		btf_type_mut(enc->btf, id)->name_off = off;
+	return id;
+}
+
 static int emit_func(struct btf_encoder *enc, const struct func_state *st)
 {
 	const char *name = st->elf->alias ? st->elf->alias : st->elf->name;
+	struct btf_type *t;
 	uint32_t i;
 	int proto, id, err;
 
@@ -866,9 +908,11 @@ static int emit_func(struct btf_encoder *enc, const struct func_state *st)
 	for (i = 0; i < st->nr_params; i++) {
 		const struct saved_param *p = &enc->params[st->first_param + i];
 
-		err = btf__add_func_param(enc->btf, p->name, p->type);
+		err = btf__add_func_param(enc->btf, NULL, p->type);
 		if (err)
 			return err;
+		t = btf_type_mut(enc->btf, proto);
+		btf_params(t)[btf_vlen(t) - 1].name_off = p->name_off;
 	}
 	id = btf__add_func(enc->btf, name, BTF_FUNC_STATIC, proto);
 	if (id < 0)
@@ -882,9 +926,9 @@ static int emit_func(struct btf_encoder *enc, const struct func_state *st)
 			return err;
 	}
 	for (i = 0; i < st->nr_annots; i++) {
-		const struct cu_annot *an = &enc->annots[st->first_annot + i];
+		const struct saved_annot *an = &enc->annots[st->first_annot + i];
 
-		err = btf__add_decl_tag(enc->btf, an->value, id, an->component_idx);
+		err = add_decl_tag_off(enc, an->value_off, id, an->component_idx);
 		if (err < 0)
 			return err;
 	}
@@ -967,9 +1011,13 @@ int btf_encoder__finish(struct btf_encoder *enc)
 		return err;
 	}
 	enc->stats.nr_types_pre_dedup = btf__type_cnt(enc->btf);
-	if (btf__type_cnt(enc->btf) == 1)
-		return 1;
-	err = btf__dedup(enc->btf, NULL);
+	return btf__type_cnt(enc->btf) == 1;
+}
+
+int btf_encoder__dedup(struct btf_encoder *enc)
+{
+	int err = btf__dedup(enc->btf, NULL);
+
 	if (err) {
 		pr_warn("%s: BTF deduplication failed: %s\n", enc->path, strerror(-err));
 		return err;

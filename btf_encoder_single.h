@@ -45,9 +45,11 @@ void btf_encoder__set_str_section(struct btf_encoder *enc, const char *data, siz
 
 /* Append @cu's types, decl tags and VARs; save its functions. 0 or -errno. */
 int btf_encoder__encode_cu(struct btf_encoder *enc, const struct cu *cu);
-/* Emit the saved functions and the DATASECs, then dedup. 0, 1 if the BTF
- * holds nothing but void (nothing to write), or -errno. */
+/* Emit the saved functions and the DATASECs. 0, 1 if the BTF holds nothing
+ * but void (nothing to write), or -errno. The DWARF is not used after this. */
 int btf_encoder__finish(struct btf_encoder *enc);
+/* libbpf's btf__dedup. 0 or -errno. */
+int btf_encoder__dedup(struct btf_encoder *enc);
 /* Write raw BTF atomically: a temporary file in the same directory, then
  * rename(2). On error nothing is left behind. 0 or -errno. */
 int btf_encoder__write_raw(struct btf_encoder *enc, const char *path);

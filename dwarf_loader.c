@@ -58,6 +58,7 @@ struct dwarf_loader {
 	int fd;
 	Elf *elf;
 	const struct d2b_conf *conf;
+	bool relocatable; /* ET_REL */
 	struct dr_sections secs;
 	/* ET_REL: relocated private copies of debug sections, to free */
 	uint8_t *reloc_copies[8];
@@ -636,6 +637,7 @@ struct dwarf_loader *dwarf_loader__new(const char *path, const struct d2b_conf *
 	*err = loader_check_size(dl, &eh);
 	if (!*err)
 		*err = loader_map_sections(dl, &eh);
+	dl->relocatable = eh.e_type == ET_REL;
 	if (!*err && eh.e_type == ET_REL)
 		*err = loader_relocate(dl, eh.e_machine);
 	if (*err)
@@ -702,8 +704,9 @@ void dwarf_loader__release_cu(struct dwarf_loader *dl, unsigned int id)
 
 void dwarf_loader__str_section(const struct dwarf_loader *dl, const char **data, size_t *size)
 {
-	*data = (const char *)dl->secs.str.data;
-	*size = dl->secs.str.size;
+	/* only a linker merges equal strings: a relocatable file's repeat */
+	*data = dl->relocatable ? NULL : (const char *)dl->secs.str.data;
+	*size = dl->relocatable ? 0 : dl->secs.str.size;
 }
 
 unsigned int dwarf_loader__nr_cus(const struct dwarf_loader *dl)

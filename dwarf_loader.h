@@ -132,7 +132,11 @@ struct dwarf_loader *dwarf_loader__new(const char *path, const struct d2b_conf *
 void dwarf_loader__free(struct dwarf_loader *dl);
 
 unsigned int dwarf_loader__nr_cus(const struct dwarf_loader *dl);
-/* .debug_str: names read from it stay valid, unchanged, until __free */
+/*
+ * .debug_str, whose strings stay valid and unchanged until __free, if it is
+ * a linked file's, where the linker merged equal strings (a relocatable
+ * file's .debug_str repeats them: *@data is NULL)
+ */
 void dwarf_loader__str_section(const struct dwarf_loader *dl, const char **data, size_t *size);
 
 /*

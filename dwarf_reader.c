@@ -248,6 +248,10 @@ int dr_cu__init(struct dr_cu *cu, const struct dr_sections *secs, const struct d
 	while ((code = rd_uleb(&r)) != 0) {
 		struct dr_abbrev *ab = &cu->abbrevs[code];
 
+		if (ab->specs) { /* a code defined twice: its specs would overrun */
+			dr_cu__release(cu);
+			return -EINVAL;
+		}
 		ab->tag = (uint32_t)rd_uleb(&r);
 		ab->children = rd_fixed(&r, 1) != 0;
 		ab->specs = spec;

@@ -6,7 +6,8 @@
  * pipeline (dwarves_emit_ordered): loader workers build CUs, the collector
  * feeds them in CU order to the one encoder (btf_encoder_single); then
  * finish, dedup, and write the BTF detached or into the input ELF
- * (elf_btf_section). With -V each phase reports its wall and CPU time.
+ * (elf_btf_section). With -V each phase reports its wall and CPU time, and
+ * the peak RSS so far.
  *
  * The command line (dwarf2btf.c), the stress test and the fuzz target all
  * call encode_pipeline__run(), so they exercise the same code.
@@ -16,6 +17,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 
@@ -49,11 +51,13 @@ static double ts_diff(const struct timespec *a, const struct timespec *b)
 static void phase_report(const struct d2b_conf *conf, struct phase_clock *pc, const char *name)
 {
 	struct phase_clock now;
+	struct rusage ru;
 
 	phase_start(&now);
-	if (conf->verbose)
-		fprintf(stderr, "dwarf2btf: %-8s wall %8.3f s  cpu %8.3f s\n", name,
-			ts_diff(&pc->wall, &now.wall), ts_diff(&pc->cpu, &now.cpu));
+	if (conf->verbose && !getrusage(RUSAGE_SELF, &ru))
+		fprintf(stderr, "dwarf2btf: %-8s wall %8.3f s  cpu %8.3f s  peak RSS %7.1f MiB\n",
+			name, ts_diff(&pc->wall, &now.wall), ts_diff(&pc->cpu, &now.cpu),
+			(double)ru.ru_maxrss / 1024);
 	*pc = now;
 }
 
@@ -169,11 +173,18 @@ int encode_pipeline__run(const char *path, const struct d2b_conf *conf)
 		goto out;
 	phase_report(conf, &pc, "encode");
 	err = btf_encoder__finish(r.enc);
-	phase_report(conf, &pc, "dedup");
 	if (err == 1) {
 		err = 0; /* nothing but void: pahole writes nothing either */
 		goto out;
 	}
+	if (err)
+		goto out;
+	/* the DWARF's memory back before dedup, the peak */
+	dwarf_loader__free(r.dl);
+	r.dl = NULL;
+	phase_report(conf, &pc, "funcs");
+	err = btf_encoder__dedup(r.enc);
+	phase_report(conf, &pc, "dedup");
 	if (err)
 		goto out;
 	if (conf->detached) {
