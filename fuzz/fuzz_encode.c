@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * fuzz_encode - libFuzzer target over the whole pipeline.
+ *
+ * Each input is an ELF file. It is written to a memfd and encoded through
+ * /proc/self/fd/N by encode_pipeline__run(), exactly as `dwarf2btf -J
+ * --btf_encode_detached=FILE` would encode it, twice:
+ *
+ *  1. the kernel 6.12 flag set (encode_force,var,float,enum64,decl_tag,
+ *     type_tag,optimized_func,consistent_func,decl_tag_kfuncs) plus
+ *     global_var, so variables of every section are encoded, at -j1;
+ *  2. plain -J defaults (no encode_force: the error paths for invalid names
+ *     are taken) with --lang_exclude=rust, at -j2.
+ *
+ * Errors are expected and ignored (they go to stderr: run libFuzzer with
+ * -close_fd_mask=2 to silence them); crashes, sanitizer reports, leaks and
+ * hangs are the findings. Nothing survives from one input to the next but
+ * the output directory made once per process; the output file is removed
+ * after each run.
+ *
+ * Built as the libFuzzer binary fuzz_encode (cmake -DDWARF2BTF_FUZZ=ON with
+ * clang), and with fuzz/replay_main.c as fuzz_replay, which runs the
+ * committed corpus (fuzz/corpus) in CTest without libFuzzer.
+ */
+#include <bpf/libbpf.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "btf_features.h"
+#include "encode_pipeline.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+#define KERNEL_6_12_FEATURES                                                          \
+	"encode_force,var,float,enum64,decl_tag,type_tag,optimized_func,consistent_func," \
+	"decl_tag_kfuncs"
+
+static char out_dir[64];
+static char out_path[96];
+
+static void cleanup_out_dir(void)
+{
+	unlink(out_path);
+	rmdir(out_dir);
+}
+
+static int setup_once(void)
+{
+	static int done;
+	const char *tmp = getenv("TMPDIR");
+
+	if (done)
+		return 0;
+	libbpf_set_print(NULL);
+	snprintf(out_dir, sizeof(out_dir), "%s/fuzz_encode.XXXXXX",
+		 tmp && strlen(tmp) < 32 ? tmp : "/tmp");
+	if (!mkdtemp(out_dir)) {
+		perror("fuzz_encode: mkdtemp");
+		return -1;
+	}
+	snprintf(out_path, sizeof(out_path), "%s/out.btf", out_dir);
+	atexit(cleanup_out_dir);
+	done = 1;
+	return 0;
+}
+
+static int write_all(int fd, const uint8_t *data, size_t size)
+{
+	while (size) {
+		ssize_t n = write(fd, data, size);
+
+		if (n <= 0)
+			return -1;
+		data += n;
+		size -= (size_t)n;
+	}
+	return 0;
+}
+
+static void encode_one(const char *path, int variant)
+{
+	struct d2b_conf conf = { .nr_jobs = 1 };
+
+	btf_features__defaults(&conf);
+	if (variant == 0) {
+		btf_features__parse(&conf, KERNEL_6_12_FEATURES);
+		btf_features__parse(&conf, "global_var");
+	} else {
+		conf.nr_jobs = 2;
+		conf.lang_exclude = "rust";
+	}
+	conf.window = conf.nr_jobs * 4;
+	conf.detached = out_path;
+	encode_pipeline__run(path, &conf);
+	unlink(out_path);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char path[64];
+	int fd;
+
+	if (setup_once())
+		abort();
+	fd = memfd_create("fuzz_encode.o", MFD_CLOEXEC);
+	if (fd < 0) {
+		perror("fuzz_encode: memfd_create");
+		abort();
+	}
+	if (write_all(fd, data, size)) {
+		perror("fuzz_encode: write");
+		abort();
+	}
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	encode_one(path, 0);
+	encode_one(path, 1);
+	close(fd);
+	return 0;
+}
