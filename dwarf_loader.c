@@ -489,6 +489,31 @@ static int type_unit_cmp(const void *a, const void *b)
 	return x->signature < y->signature ? -1 : x->signature > y->signature;
 }
 
+/* every unit header of @secs' "info" section (@name in messages) into *@units */
+static int units_read(struct dwarf_loader *dl, const struct dr_sections *secs, const char *name,
+		      struct dr_unit **units, unsigned int *nr)
+{
+	uint64_t off = 0;
+	uint32_t cap = 0;
+	int ret;
+
+	for (;;) {
+		struct dr_unit u;
+		uint64_t at = off;
+
+		ret = dr_unit__next(secs, &off, &u);
+		if (!ret)
+			return 0;
+		if (ret < 0) {
+			pr_warn("%s: %s: bad unit header at offset %#" PRIx64 "\n", dl->path, name, at);
+			return ret;
+		}
+		if (d2b_grow(units, &cap, (uint64_t)*nr + 1, sizeof(**units)))
+			return -ENOMEM;
+		(*units)[(*nr)++] = u;
+	}
+}
+
 /*
  * Index the type units by signature: DWARF 5 DW_UT_type units in
  * .debug_info and DWARF 4 units in .debug_types. A linked file holds each
@@ -496,26 +521,14 @@ static int type_unit_cmp(const void *a, const void *b)
  */
 static int loader_index_type_units(struct dwarf_loader *dl)
 {
-	uint64_t off = 0;
-	uint32_t cap = 0, tcap = 0;
+	uint32_t cap = 0;
 	unsigned int i;
 	int ret;
 
-	while (dl->types_secs.info.data) {
-		struct dr_unit u;
-		uint64_t at = off;
-
-		ret = dr_unit__next(&dl->types_secs, &off, &u);
-		if (!ret)
-			break;
-		if (ret < 0) {
-			pr_warn("%s: .debug_types: bad unit header at offset %#" PRIx64 "\n",
-				dl->path, at);
+	if (dl->types_secs.info.data) {
+		ret = units_read(dl, &dl->types_secs, ".debug_types", &dl->tunits, &dl->nr_tunits);
+		if (ret)
 			return ret;
-		}
-		if (d2b_grow(&dl->tunits, &tcap, (uint64_t)dl->nr_tunits + 1, sizeof(*dl->tunits)))
-			return -ENOMEM;
-		dl->tunits[dl->nr_tunits++] = u;
 	}
 	for (i = 0; i < dl->nr_cus + dl->nr_tunits; i++) {
 		bool in_types = i >= dl->nr_cus;
@@ -544,27 +557,12 @@ static int loader_index_type_units(struct dwarf_loader *dl)
 
 static int loader_index_units(struct dwarf_loader *dl)
 {
-	uint64_t off = 0;
-	uint32_t cap = 0;
 	unsigned int i;
 	int ret;
 
-	for (;;) {
-		struct dr_unit u;
-		uint64_t at = off;
-
-		ret = dr_unit__next(&dl->secs, &off, &u);
-		if (!ret)
-			break;
-		if (ret < 0) {
-			pr_warn("%s: .debug_info: bad unit header at offset %#" PRIx64 "\n",
-				dl->path, at);
-			return ret;
-		}
-		if (d2b_grow(&dl->units, &cap, (uint64_t)dl->nr_cus + 1, sizeof(*dl->units)))
-			return -ENOMEM;
-		dl->units[dl->nr_cus++] = u;
-	}
+	ret = units_read(dl, &dl->secs, ".debug_info", &dl->units, &dl->nr_cus);
+	if (ret)
+		return ret;
 	dl->cu_excluded = calloc(dl->nr_cus ? dl->nr_cus : 1, sizeof(bool));
 	if (!dl->cu_excluded)
 		return -ENOMEM;
