@@ -3,6 +3,15 @@
  * btf_encoder_single - one encoder, fed in CU order, producing pahole 1.30's
  * pre-dedup type stream; then libbpf's btf__dedup and the raw write.
  *
+ * The stream is cut into batches of whole CUs (BTF_BATCH_TYPES types or
+ * more, at a CU boundary): each batch is its own BTF, handed to btf_batches
+ * for dedup in a thread while the next one fills. A batch's type ids and
+ * string offsets are its own; what the functions and DATASECs at the end
+ * keep of them (type ids, parameter names, tag values) is mapped to the
+ * merged BTF after btf_encoder__merge, which also holds the end of the
+ * stream and gets the final dedup. Split BTF (a --btf_base) is one BTF, not
+ * batched: libbpf 1.1's btf__add_btf refuses split BTF (EOPNOTSUPP).
+ *
  * Why the stream must match: btf__dedup keeps the first occurrence of every
  * equivalence class and rebuilds the string section in order of first
  * reference, so equal output bytes need the same types in the same order,
@@ -28,7 +37,7 @@
  * Most names point into .debug_str, read-only while we run, where the
  * linker has merged equal strings (not in kernel modules: ld -r does not
  * merge them, so they get no cache), so the encoder remembers each such
- * address's string offset (struct str_cache) and sets the names of structs,
+ * address's string offset (struct addr_cache) and sets the names of structs,
  * unions, members, typedefs and enumerators by offset (add_*_named): where
  * libbpf insists on a name, it gets a one-letter one it already holds. Its
  * string set sees exactly the insertions it would have seen: a name's first
@@ -50,6 +59,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "btf_batches.h"
 #include "btf_encoder_single.h"
 #include "btf_features.h"
 #include "d2b_util.h"
@@ -75,6 +85,7 @@ struct saved_annot {
 
 struct func_state {
 	struct elf_function *elf;
+	uint32_t batch; /* types and string offsets are the batch's until merged */
 	uint32_t ret_type;
 	uint32_t first_param, nr_params; /* into enc->params */
 	uint32_t first_annot, nr_annots; /* into enc->annots */
@@ -85,6 +96,7 @@ struct secinfo {
 	uint32_t type;
 	uint32_t offset;
 	uint32_t size;
+	uint32_t batch;
 };
 
 struct sec_vars {
@@ -92,25 +104,38 @@ struct sec_vars {
 	uint32_t nr, cap;
 };
 
-/* BTF string offsets of names by address, for addresses in [lo, hi) */
-struct str_slot {
-	const char *s; /* NULL: free */
-	uint32_t off;
+/*
+ * Values by address, for addresses inside .debug_str (read-only while we run,
+ * so an address always names the same string): open addressing, Fibonacci
+ * hashed. Used for names' BTF string offsets and for ELF function look-ups.
+ */
+struct addr_slot {
+	const void *key; /* NULL: free */
+	uintptr_t val;
 };
 
-struct str_cache {
-	const char *lo, *hi;
-	struct str_slot *slots; /* open addressing */
-	uint32_t cap, nr;
-	const char *short_name; /* a one-letter name libbpf holds, or NULL */
+struct addr_cache {
+	struct addr_slot *slots;
+	uint32_t cap, nr; /* cap: 0 or a power of two */
 };
 
 struct btf_encoder {
 	const struct d2b_conf *conf;
 	struct elf_symtab *es;
 	const char *path;
-	struct btf *btf;
-	struct str_cache strs;
+	struct btf *btf; /* the batch being filled, or the merged BTF; NULL between batches */
+	struct btf_batches *batches; /* NULL: one BTF (split BTF) */
+	uint32_t nr_batches; /* handed over */
+	uint32_t *batch_ids; /* the batch's ids that functions and DATASECs use */
+	uint32_t nr_batch_ids, cap_batch_ids;
+	struct btf *index_type; /* a copy of the array index type, for new batches */
+	uint32_t nr_types_encoded; /* over all batches, less their copies */
+	const char *str_lo, *str_hi; /* .debug_str, for the caches; or NULL */
+	struct addr_cache strs; /* BTF string offset of a name */
+	struct addr_cache fns; /* func_match() of a function name */
+	const char *short_name; /* a one-letter name libbpf holds, or NULL */
+	uint32_t *member_offs; /* encode_struct()'s member names */
+	uint32_t cap_member_offs;
 	bool has_index_type;
 	bool need_index_type;
 	uint32_t array_index_id;
@@ -138,15 +163,16 @@ struct btf_encoder *btf_encoder__new(const struct d2b_conf *conf, struct elf_sym
 	enc->conf = conf;
 	enc->es = es;
 	enc->path = path;
-	enc->btf = base ? btf__new_empty_split(base) : btf__new_empty();
+	if (base || !conf->batch_types)
+		enc->btf = base ? btf__new_empty_split(base) : btf__new_empty();
+	else
+		enc->batches = btf_batches__new(BTF_BATCH_DEDUPS);
 	enc->secs = calloc(elf_symtab__nr_sections(es) + 1, sizeof(*enc->secs));
-	if (!enc->btf || !enc->secs) {
+	if ((!enc->btf && !enc->batches) || !enc->secs) {
 		*err = -ENOMEM;
 		btf_encoder__free(enc);
 		return NULL;
 	}
-	btf__set_endianness(enc->btf, elf_symtab__big_endian(es) ? BTF_BIG_ENDIAN
-								 : BTF_LITTLE_ENDIAN);
 	return enc;
 }
 
@@ -156,7 +182,10 @@ void btf_encoder__free(struct btf_encoder *enc)
 
 	if (!enc)
 		return;
+	btf_batches__free(enc->batches);
 	btf__free(enc->btf);
+	btf__free(enc->index_type);
+	free(enc->batch_ids);
 	if (enc->secs)
 		for (i = 0; i <= elf_symtab__nr_sections(enc->es); i++)
 			free(enc->secs[i].recs);
@@ -165,79 +194,107 @@ void btf_encoder__free(struct btf_encoder *enc)
 	free(enc->params);
 	free(enc->annots);
 	free(enc->strs.slots);
+	free(enc->fns.slots);
+	free(enc->member_offs);
 	free(enc);
 }
 
 void btf_encoder__set_str_section(struct btf_encoder *enc, const char *data, size_t size)
 {
-	enc->strs.lo = data;
-	enc->strs.hi = data ? data + size : NULL;
+	enc->str_lo = data;
+	enc->str_hi = data ? data + size : NULL;
 }
 
-static uint32_t str_hash(const struct str_cache *c, const char *s)
+static bool in_str_section(const struct btf_encoder *enc, const char *s)
+{
+	return s >= enc->str_lo && s < enc->str_hi;
+}
+
+static uint32_t addr_hash(const struct addr_cache *c, const void *key)
 {
 	/* Fibonacci hashing: neighbouring addresses land far apart (hashing by
 	 * position made long probe runs of neighbouring names) */
-	uint64_t h = (uint64_t)(uintptr_t)s * 0x9e3779b97f4a7c15ull;
+	uint64_t h = (uint64_t)(uintptr_t)key * 0x9e3779b97f4a7c15ull;
 
 	return (uint32_t)(h >> 40) & (c->cap - 1);
 }
 
-static int str_cache_grow(struct str_cache *c)
+/* @key's slot: its entry, or the free slot it would take; c->cap > 0 */
+static struct addr_slot *addr_cache__slot(const struct addr_cache *c, const void *key)
 {
-	uint32_t ncap = c->cap ? c->cap * 2 : 1 << 12, i, h;
-	struct str_cache n = { .cap = ncap };
+	uint32_t h;
 
-	n.slots = calloc(ncap, sizeof(*n.slots));
-	if (!n.slots)
-		return -ENOMEM;
-	for (i = 0; i < c->cap; i++) {
-		if (!c->slots[i].s)
-			continue;
-		for (h = str_hash(&n, c->slots[i].s); n.slots[h].s; h = (h + 1) & (ncap - 1))
-			;
-		n.slots[h] = c->slots[i];
+	for (h = addr_hash(c, key); c->slots[h].key && c->slots[h].key != key;
+	     h = (h + 1) & (c->cap - 1))
+		;
+	return &c->slots[h];
+}
+
+/* @key's value, or NULL if it has none */
+static const uintptr_t *addr_cache__find(const struct addr_cache *c, const void *key)
+{
+	const struct addr_slot *slot;
+
+	if (!c->cap)
+		return NULL;
+	slot = addr_cache__slot(c, key);
+	return slot->key ? &slot->val : NULL;
+}
+
+/* start loading @key's slot: look-ups are cache misses, several overlap */
+static void addr_cache__prefetch(const struct addr_cache *c, const void *key)
+{
+	if (c->cap)
+		__builtin_prefetch(&c->slots[addr_hash(c, key)]);
+}
+
+/* add @key, which has no value yet */
+static int addr_cache__add(struct addr_cache *c, const void *key, uintptr_t val)
+{
+	if ((c->nr + 1) * 2 > c->cap) {
+		struct addr_cache n = { .cap = c->cap ? c->cap * 2 : 1 << 12 };
+		uint32_t i;
+
+		n.slots = calloc(n.cap, sizeof(*n.slots));
+		if (!n.slots)
+			return -ENOMEM;
+		for (i = 0; i < c->cap; i++)
+			if (c->slots[i].key)
+				*addr_cache__slot(&n, c->slots[i].key) = c->slots[i];
+		free(c->slots);
+		c->slots = n.slots;
+		c->cap = n.cap;
 	}
-	free(c->slots);
-	c->slots = n.slots;
-	c->cap = ncap;
+	*addr_cache__slot(c, key) = (struct addr_slot){ key, val };
+	c->nr++;
 	return 0;
 }
 
-/* start loading @s's slot: lookups are cache misses, several overlap */
 static void enc_str_prefetch(const struct btf_encoder *enc, const char *s)
 {
-	const struct str_cache *c = &enc->strs;
-
-	if (s >= c->lo && s < c->hi && c->cap)
-		__builtin_prefetch(&c->slots[str_hash(c, s)]);
+	if (in_str_section(enc, s))
+		addr_cache__prefetch(&enc->strs, s);
 }
 
 /* the BTF string offset of @s (0 for no name), adding it if new; or -errno */
 static int enc_str(struct btf_encoder *enc, const char *s)
 {
-	struct str_cache *c = &enc->strs;
-	uint32_t h;
+	const uintptr_t *cached;
 	int off;
 
 	/* (a cached name is not read: "" has offset 0 like no name) */
-	if (s < c->lo || s >= c->hi)
+	if (!in_str_section(enc, s))
 		return s && *s ? btf__add_str(enc->btf, s) : 0;
-	if (c->cap)
-		for (h = str_hash(c, s); c->slots[h].s; h = (h + 1) & (c->cap - 1))
-			if (c->slots[h].s == s)
-				return (int)c->slots[h].off;
+	cached = addr_cache__find(&enc->strs, s);
+	if (cached)
+		return (int)*cached;
 	off = *s ? btf__add_str(enc->btf, s) : 0;
 	if (off < 0)
 		return off;
-	if ((c->nr + 1) * 2 > c->cap && str_cache_grow(c))
+	if (addr_cache__add(&enc->strs, s, (uintptr_t)off))
 		return -ENOMEM;
-	for (h = str_hash(c, s); c->slots[h].s; h = (h + 1) & (c->cap - 1))
-		;
-	c->slots[h] = (struct str_slot){ s, (uint32_t)off };
-	c->nr++;
-	if (!c->short_name && s[0] && !s[1])
-		c->short_name = s;
+	if (!enc->short_name && s[0] && !s[1])
+		enc->short_name = s;
 	return off;
 }
 
@@ -271,10 +328,10 @@ static int add_composite_named(struct btf_encoder *enc, bool is_union, const cha
 static const char *stand_in(struct btf_encoder *enc, const char *name, int *off)
 {
 	*off = 0;
-	if (!enc->strs.short_name || name < enc->strs.lo || name >= enc->strs.hi)
+	if (!enc->short_name || !in_str_section(enc, name))
 		return name;
 	*off = enc_str(enc, name);
-	return *off > 0 ? enc->strs.short_name : name;
+	return *off > 0 ? enc->short_name : name;
 }
 
 static int add_typedef_named(struct btf_encoder *enc, const char *name, uint32_t ref)
@@ -312,20 +369,145 @@ static int add_enum_value_named(struct btf_encoder *enc, int id, bool is64, cons
 	return 0;
 }
 
-static int add_field_named(struct btf_encoder *enc, int id, const char *name, uint32_t type,
-			   uint32_t bit_offset, uint32_t bit_size)
-{
-	int off = enc_str(enc, name), err;
-	struct btf_type *t;
+/* ---------------------------------------------------------------------- */
+/* batches (see btf_batches.c)                                            */
 
-	if (off < 0)
-		return off;
-	err = btf__add_field(enc->btf, NULL, type, bit_offset, bit_size);
-	if (err)
-		return err;
-	t = btf_type_mut(enc->btf, id);
-	btf_members(t)[btf_vlen(t) - 1].name_off = (uint32_t)off;
+/* A new batch: a fresh BTF, its own string offsets, the array index type. */
+static int batch_start(struct btf_encoder *enc)
+{
+	int id;
+
+	enc->btf = btf__new_empty();
+	if (!enc->btf)
+		return -ENOMEM;
+	if (enc->strs.cap)
+		memset(enc->strs.slots, 0, enc->strs.cap * sizeof(*enc->strs.slots));
+	enc->strs.nr = 0;
+	enc->short_name = NULL;
+	if (!enc->index_type)
+		return 0;
+	id = btf__add_type(enc->btf, enc->index_type, btf__type_by_id(enc->index_type, 1));
+	if (id < 0)
+		return id;
+	enc->array_index_id = (uint32_t)id;
+	enc->nr_types_encoded--; /* the copy is not part of the stream */
 	return 0;
+}
+
+/* Later batches get a copy of the array index type: no batch refers to another. */
+static int batch_keep_index_type(struct btf_encoder *enc)
+{
+	int id;
+
+	if (!enc->batches)
+		return 0;
+	enc->index_type = btf__new_empty();
+	if (!enc->index_type)
+		return -ENOMEM;
+	id = btf__add_type(enc->index_type, enc->btf,
+			   btf__type_by_id(enc->btf, enc->array_index_id));
+	return id < 0 ? id : 0;
+}
+
+/* Type @id of the batch is used by a function or DATASEC: keep track of it. */
+static int batch_use(struct btf_encoder *enc, uint32_t id)
+{
+	if (!enc->batches || !id)
+		return 0;
+	if (d2b_grow(&enc->batch_ids, &enc->cap_batch_ids, (uint64_t)enc->nr_batch_ids + 1,
+		     sizeof(*enc->batch_ids)))
+		return -ENOMEM;
+	enc->batch_ids[enc->nr_batch_ids++] = id;
+	return 0;
+}
+
+/* Hand the batch over for its dedup. */
+static int batch_close(struct btf_encoder *enc)
+{
+	int k;
+
+	enc->nr_types_encoded += btf__type_cnt(enc->btf) - 1;
+	k = btf_batches__add(enc->batches, enc->btf, enc->batch_ids, enc->nr_batch_ids);
+	enc->btf = NULL;
+	enc->batch_ids = NULL;
+	enc->nr_batch_ids = enc->cap_batch_ids = 0;
+	if (k < 0)
+		return k;
+	enc->nr_batches++;
+	return 0;
+}
+
+/* @id, a type of batch @k, in the merged BTF */
+static int merged_type(const struct btf_encoder *enc, uint32_t k, uint32_t *id)
+{
+	uint32_t merged = btf_batches__type_id(enc->batches, k, *id);
+
+	if (*id && !merged)
+		return -EINVAL; /* not handed over with the batch: a bug */
+	*id = merged;
+	return 0;
+}
+
+/* @off, a string offset of batch @k, in the merged BTF */
+static int merged_str(const struct btf_encoder *enc, uint32_t k, uint32_t *off)
+{
+	uint32_t merged = btf_batches__str_off(enc->batches, k, *off);
+
+	if (*off && !merged)
+		return -EINVAL;
+	*off = merged;
+	return 0;
+}
+
+static int merged_funcs_and_vars(struct btf_encoder *enc)
+{
+	size_t shndx, n = elf_symtab__nr_sections(enc->es);
+	uint32_t i, j;
+	int err = 0;
+
+	for (i = 0; i < enc->nr_funcs && !err; i++) {
+		struct func_state *st = &enc->funcs[i];
+
+		err = merged_type(enc, st->batch, &st->ret_type);
+		for (j = 0; j < st->nr_params && !err; j++) {
+			struct saved_param *p = &enc->params[st->first_param + j];
+
+			err = merged_type(enc, st->batch, &p->type)
+				      ?: merged_str(enc, st->batch, &p->name_off);
+		}
+		for (j = 0; j < st->nr_annots && !err; j++)
+			err = merged_str(enc, st->batch,
+					 &enc->annots[st->first_annot + j].value_off);
+	}
+	for (shndx = 0; shndx < n && !err; shndx++)
+		for (i = 0; i < enc->secs[shndx].nr && !err; i++)
+			err = merged_type(enc, enc->secs[shndx].recs[i].batch,
+					  &enc->secs[shndx].recs[i].type);
+	return err;
+}
+
+int btf_encoder__merge(struct btf_encoder *enc)
+{
+	int err = 0;
+
+	if (!enc->batches)
+		return 0;
+	if (enc->btf)
+		err = batch_close(enc);
+	if (err) {
+		pr_warn("%s: cannot encode: %s\n", enc->path, strerror(-err));
+		return err;
+	}
+	enc->btf = btf_batches__merge(enc->batches, enc->path, &err);
+	if (!enc->btf)
+		return err;
+	/* names by address were batch offsets */
+	free(enc->strs.slots);
+	enc->strs = (struct addr_cache){ 0 };
+	err = merged_funcs_and_vars(enc);
+	if (err)
+		pr_warn("%s: cannot merge the BTF batches: %s\n", enc->path, strerror(-err));
+	return err;
 }
 
 /* ---------------------------------------------------------------------- */
@@ -387,28 +569,44 @@ static int encode_enum(struct btf_encoder *enc, const struct cu *cu, const struc
 	return id;
 }
 
+/*
+ * The members are added without names, then named by offset in one pass:
+ * their names are looked up first, in member order, so libbpf's string set
+ * sees the same insertions as if each were added with its member.
+ */
 static int encode_struct(struct btf_encoder *enc, const struct cu *cu, const struct cu_type *t,
 			 uint32_t type_id_off)
 {
+	const struct cu_member *members = &cu->members[t->first];
 	bool is_union = t->tag == DW_TAG_union_type;
+	struct btf_member *m;
 	uint32_t i;
 	int id, err;
 
 	if (t->flags & CU_TYPE_DECLARATION)
 		return btf__add_fwd(enc->btf, t->name, is_union ? BTF_FWD_UNION : BTF_FWD_STRUCT);
+	if (d2b_grow(&enc->member_offs, &enc->cap_member_offs, t->nr, sizeof(*enc->member_offs)))
+		return -ENOMEM;
 	for (i = 0; i < t->nr; i++)
-		enc_str_prefetch(enc, cu->members[t->first + i].name);
+		enc_str_prefetch(enc, members[i].name);
 	id = add_composite_named(enc, is_union, t->name, t->size);
 	if (id < 0)
 		return id;
 	for (i = 0; i < t->nr; i++) {
-		const struct cu_member *m = &cu->members[t->first + i];
-
-		err = add_field_named(enc, id, m->name, global_id(type_id_off, m->type),
-				      m->bit_offset, m->bitfield_size);
+		err = enc_str(enc, members[i].name);
+		if (err < 0)
+			return err;
+		enc->member_offs[i] = (uint32_t)err;
+	}
+	for (i = 0; i < t->nr; i++) {
+		err = btf__add_field(enc->btf, NULL, global_id(type_id_off, members[i].type),
+				     members[i].bit_offset, members[i].bitfield_size);
 		if (err)
 			return err;
 	}
+	m = btf_members(btf_type_mut(enc->btf, id));
+	for (i = 0; i < t->nr; i++)
+		m[i].name_off = enc->member_offs[i];
 	return id;
 }
 
@@ -565,8 +763,8 @@ static int sec_add_var(struct btf_encoder *enc, int shndx, uint32_t type, uint32
 
 	if (d2b_grow(&s->recs, &s->cap, s->nr + 1, sizeof(*s->recs)))
 		return -ENOMEM;
-	s->recs[s->nr++] = (struct secinfo){ type, offset, size };
-	return 0;
+	s->recs[s->nr++] = (struct secinfo){ type, offset, size, enc->nr_batches };
+	return batch_use(enc, type);
 }
 
 static int encode_var(struct btf_encoder *enc, const struct cu *cu, const struct cu_var *v,
@@ -619,15 +817,37 @@ static int encode_var(struct btf_encoder *enc, const struct cu *cu, const struct
 /* ---------------------------------------------------------------------- */
 /* functions                                                              */
 
-static struct elf_function *func_match(struct btf_encoder *enc, const struct cu_func *fn)
+/*
+ * The ELF function of DWARF function @fn, or NULL; -ENOMEM in *@err. Most
+ * names are looked up in many CUs (inline functions of headers), so a name
+ * in .debug_str has its result cached: the function, with bit 0 set for a
+ * prefix match. A prefix match's DWARF name becomes the symbol's alias: the
+ * first CU to make it wins.
+ */
+static struct elf_function *func_match(struct btf_encoder *enc, const struct cu_func *fn, int *err)
 {
+	const uintptr_t *cached = NULL;
+	uintptr_t found;
 	struct elf_function *elf;
 
-	elf = elf_symtab__find_function(enc->es, fn->name, 0);
-	if (elf || !enc->conf->gen_optimized || !elf_symtab__has_suffixes(enc->es))
-		return elf;
-	elf = elf_symtab__find_function(enc->es, fn->name, strlen(fn->name));
-	if (elf && !elf->alias)
+	if (in_str_section(enc, fn->name))
+		cached = addr_cache__find(&enc->fns, fn->name);
+	if (cached) {
+		found = *cached;
+	} else {
+		elf = elf_symtab__find_function(enc->es, fn->name, 0);
+		found = (uintptr_t)elf;
+		if (!elf && enc->conf->gen_optimized && elf_symtab__has_suffixes(enc->es)) {
+			elf = elf_symtab__find_function(enc->es, fn->name, strlen(fn->name));
+			found = elf ? (uintptr_t)elf | 1 : 0;
+		}
+		if (in_str_section(enc, fn->name) && addr_cache__add(&enc->fns, fn->name, found)) {
+			*err = -ENOMEM;
+			return NULL;
+		}
+	}
+	elf = (struct elf_function *)(found & ~(uintptr_t)1);
+	if ((found & 1) && !elf->alias)
 		elf->alias = strdup(fn->name);
 	return elf;
 }
@@ -660,6 +880,7 @@ static int func_save(struct btf_encoder *enc, const struct cu *cu, const struct 
 	st = &enc->funcs[enc->nr_funcs++];
 	*st = (struct func_state){
 		.elf = elf,
+		.batch = enc->nr_batches,
 		.ret_type = global_id(type_id_off, fn->ret_type),
 		.first_param = enc->nr_params,
 		.nr_params = fn->nr_params,
@@ -683,8 +904,13 @@ static int func_save(struct btf_encoder *enc, const struct cu *cu, const struct 
 			.name_off = (uint32_t)err,
 			.type = p->vararg ? 0 : global_id(type_id_off, p->type),
 		};
+		err = batch_use(enc, enc->params[enc->nr_params - 1].type);
+		if (err)
+			return err;
 	}
 	/* then, likewise, the decl tag values */
+	if (batch_use(enc, st->ret_type))
+		return -ENOMEM;
 	for (i = 0; i < fn->nr_annots; i++) {
 		const struct cu_annot *an = &cu->annots[fn->annot_first + i];
 		int err = enc_str(enc, an->value);
@@ -715,7 +941,10 @@ static int save_funcs(struct btf_encoder *enc, const struct cu *cu, uint32_t typ
 				enc->path, cu->off, fn->die_off, fn->nr_params);
 			return -E2BIG;
 		}
-		elf = func_match(enc, fn);
+		err = 0;
+		elf = func_match(enc, fn, &err);
+		if (err)
+			return err;
 		if (!elf)
 			continue;
 		err = func_save(enc, cu, fn, elf, type_id_off);
@@ -725,17 +954,27 @@ static int save_funcs(struct btf_encoder *enc, const struct cu *cu, uint32_t typ
 	return 0;
 }
 
+/* ---------------------------------------------------------------------- */
+/* CUs                                                                    */
+
 int btf_encoder__encode_cu(struct btf_encoder *enc, const struct cu *cu)
 {
-	uint32_t type_id_off = btf__type_cnt(enc->btf) - 1, i;
+	bool index_type_new = false;
+	uint32_t type_id_off, i;
 	int err;
 
 	enc->stats.nr_cus++;
 	if (cu->excluded)
 		return 0;
+	if (!enc->btf) {
+		err = batch_start(enc);
+		if (err)
+			goto out_err;
+	}
+	type_id_off = btf__type_cnt(enc->btf) - 1;
 	if (!enc->has_index_type) {
 		if (cu->int_type) {
-			enc->has_index_type = true;
+			enc->has_index_type = index_type_new = true;
 			enc->array_index_id = type_id_off + cu->int_type;
 		} else {
 			enc->array_index_id = type_id_off + cu->nr_types;
@@ -748,7 +987,12 @@ int btf_encoder__encode_cu(struct btf_encoder *enc, const struct cu *cu)
 		err = btf__add_int(enc->btf, "int", 4, BTF_INT_SIGNED);
 		if (err < 0)
 			return err;
-		enc->has_index_type = true;
+		enc->has_index_type = index_type_new = true;
+	}
+	if (index_type_new) {
+		err = batch_keep_index_type(enc);
+		if (err)
+			goto out_err;
 	}
 	err = encode_type_decl_tags(enc, cu, type_id_off);
 	if (err)
@@ -762,6 +1006,11 @@ int btf_encoder__encode_cu(struct btf_encoder *enc, const struct cu *cu)
 		err = encode_var(enc, cu, &cu->vars[i], type_id_off);
 		if (err == -EINVAL)
 			return err;
+		if (err)
+			goto out_err;
+	}
+	if (enc->batches && btf__type_cnt(enc->btf) - 1 >= enc->conf->batch_types) {
+		err = batch_close(enc);
 		if (err)
 			goto out_err;
 	}
@@ -879,7 +1128,7 @@ static int saved_funcs_cmp(const void *a, const void *b)
 static int add_decl_tag_off(struct btf_encoder *enc, uint32_t off, int ref, int component_idx)
 {
 	char *copy = NULL;
-	const char *arg = enc->strs.short_name;
+	const char *arg = enc->short_name;
 	int id;
 
 	if (!off || !arg) {
@@ -1001,6 +1250,7 @@ static int emit_datasecs(struct btf_encoder *enc)
 
 int btf_encoder__finish(struct btf_encoder *enc)
 {
+	uint32_t before = btf__type_cnt(enc->btf);
 	int err;
 
 	err = emit_saved_funcs(enc);
@@ -1010,7 +1260,11 @@ int btf_encoder__finish(struct btf_encoder *enc)
 		pr_warn("%s: cannot encode functions and sections: %s\n", enc->path, strerror(-err));
 		return err;
 	}
-	enc->stats.nr_types_pre_dedup = btf__type_cnt(enc->btf);
+	btf__set_endianness(enc->btf,
+			    elf_symtab__big_endian(enc->es) ? BTF_BIG_ENDIAN : BTF_LITTLE_ENDIAN);
+	/* the types one BTF would have held: batches less their copies, and the rest */
+	enc->stats.nr_types_pre_dedup = (enc->batches ? enc->nr_types_encoded + 1 : before) +
+					btf__type_cnt(enc->btf) - before;
 	return btf__type_cnt(enc->btf) == 1;
 }
 

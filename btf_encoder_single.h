@@ -4,8 +4,10 @@
  *
  * Exactly one thread (the collector) owns a struct btf_encoder and calls
  * btf_encoder__encode_cu() for every unit in id order, then
- * btf_encoder__finish() and btf_encoder__write_raw(). No function here is
- * thread-safe; none needs to be.
+ * btf_encoder__merge(), btf_encoder__finish(), btf_encoder__dedup() and
+ * btf_encoder__write_raw(). No function here is thread-safe; none needs to
+ * be. (The encoder hands finished batches to btf_batches, whose threads
+ * touch nothing of the encoder's.)
  */
 #ifndef BTF_ENCODER_SINGLE_H
 #define BTF_ENCODER_SINGLE_H
@@ -45,6 +47,11 @@ void btf_encoder__set_str_section(struct btf_encoder *enc, const char *data, siz
 
 /* Append @cu's types, decl tags and VARs; save its functions. 0 or -errno. */
 int btf_encoder__encode_cu(struct btf_encoder *enc, const struct cu *cu);
+/*
+ * After the last CU: wait for the batches' dedups and merge them (see
+ * btf_batches.c); nothing to do for split BTF. 0 or -errno (printed).
+ */
+int btf_encoder__merge(struct btf_encoder *enc);
 /* Emit the saved functions and the DATASECs. 0, 1 if the BTF holds nothing
  * but void (nothing to write), or -errno. The DWARF is not used after this. */
 int btf_encoder__finish(struct btf_encoder *enc);

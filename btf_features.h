@@ -34,6 +34,7 @@ struct d2b_conf {
 	int verbose;
 	unsigned int nr_jobs; /* worker threads, >= 1 */
 	unsigned int window;  /* max units loaded, not yet encoded */
+	unsigned int batch_types; /* types per dedup batch (btf_batches.c); 0: one BTF */
 	const char *lang_exclude; /* comma-separated, or NULL */
 	const char *detached;	  /* --btf_encode_detached path, or NULL */
 	const char *btf_base;

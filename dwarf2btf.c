@@ -15,8 +15,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "btf_batches.h"
 #include "btf_features.h"
 #include "d2b_util.h"
+#include "dwarves_emit_ordered.h"
 #include "encode_pipeline.h"
 #include "tmpfiles.h"
 
@@ -184,7 +186,8 @@ int main(int argc, char **argv)
 	if (!conf.lang_exclude)
 		conf.lang_exclude = getenv("PAHOLE_LANG_EXCLUDE");
 	/* window: units loaded ahead of the encoder; see Documentation/design.md */
-	conf.window = conf.nr_jobs * 4;
+	conf.window = emit_ordered_window(conf.nr_jobs);
+	conf.batch_types = BTF_BATCH_TYPES;
 	if (optind != argc - 1) {
 		pr_warn("expected exactly one input file (see --help)\n");
 		return EXIT_FAILURE;

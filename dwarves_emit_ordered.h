@@ -45,6 +45,23 @@ struct emit_ordered_ops {
 	void (*discard)(void *ctx, unsigned int id, void *unit);
 };
 
+/*
+ * The window dwarf2btf runs with at -j@nr_jobs: EMIT_ORDERED_WINDOW_BASE
+ * units, plus EMIT_ORDERED_WINDOW_PER_JOB per worker. Chosen by measurement
+ * (bench/tune.sh; Documentation/performance.md, "Window").
+ */
+#ifndef EMIT_ORDERED_WINDOW_BASE
+#define EMIT_ORDERED_WINDOW_BASE 0
+#endif
+#ifndef EMIT_ORDERED_WINDOW_PER_JOB
+#define EMIT_ORDERED_WINDOW_PER_JOB 4
+#endif
+
+static inline unsigned int emit_ordered_window(unsigned int nr_jobs)
+{
+	return EMIT_ORDERED_WINDOW_BASE + nr_jobs * EMIT_ORDERED_WINDOW_PER_JOB;
+}
+
 struct emit_ordered_opts {
 	size_t sz;		  /* sizeof(struct emit_ordered_opts) */
 	unsigned int nr_workers;  /* >= 1 */

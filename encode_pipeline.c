@@ -6,8 +6,9 @@
  * pipeline (dwarves_emit_ordered): loader workers build CUs, the collector
  * feeds them in CU order to the one encoder (btf_encoder_single); then
  * finish, dedup, and write the BTF detached or into the input ELF
- * (elf_btf_section). With -V each phase reports its wall and CPU time, and
- * the peak RSS so far.
+ * (elf_btf_section). With -V each phase reports its wall and CPU time, the
+ * main thread's CPU time (the collector and everything serial), and the peak
+ * RSS so far.
  *
  * The command line (dwarf2btf.c), the stress test and the fuzz target all
  * call encode_pipeline__run(), so they exercise the same code.
@@ -33,14 +34,16 @@
 /* ---------------------------------------------------------------------- */
 /* timing for -V                                                          */
 
+/* phases start and end on the main thread: main is its CPU time, the serial part */
 struct phase_clock {
-	struct timespec wall, cpu;
+	struct timespec wall, cpu, main;
 };
 
 static void phase_start(struct phase_clock *pc)
 {
 	clock_gettime(CLOCK_MONOTONIC, &pc->wall);
 	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &pc->cpu);
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &pc->main);
 }
 
 static double ts_diff(const struct timespec *a, const struct timespec *b)
@@ -55,9 +58,10 @@ static void phase_report(const struct d2b_conf *conf, struct phase_clock *pc, co
 
 	phase_start(&now);
 	if (conf->verbose && !getrusage(RUSAGE_SELF, &ru))
-		fprintf(stderr, "dwarf2btf: %-8s wall %8.3f s  cpu %8.3f s  peak RSS %7.1f MiB\n",
+		fprintf(stderr,
+			"dwarf2btf: %-8s wall %7.3f s  cpu %7.3f s  main thread %7.3f s  peak RSS %6.1f MiB\n",
 			name, ts_diff(&pc->wall, &now.wall), ts_diff(&pc->cpu, &now.cpu),
-			(double)ru.ru_maxrss / 1024);
+			ts_diff(&pc->main, &now.main), (double)ru.ru_maxrss / 1024);
 	*pc = now;
 }
 
@@ -172,6 +176,10 @@ int encode_pipeline__run(const char *path, const struct d2b_conf *conf)
 	if (err)
 		goto out;
 	phase_report(conf, &pc, "encode");
+	err = btf_encoder__merge(r.enc);
+	if (err)
+		goto out;
+	phase_report(conf, &pc, "merge");
 	err = btf_encoder__finish(r.enc);
 	if (err == 1) {
 		err = 0; /* nothing but void: pahole writes nothing either */

@@ -10,7 +10,8 @@
  *     type_tag,optimized_func,consistent_func,decl_tag_kfuncs) plus
  *     global_var, so variables of every section are encoded, at -j1;
  *  2. plain -J defaults (no encode_force: the error paths for invalid names
- *     are taken) with --lang_exclude=rust, at -j2.
+ *     are taken) with --lang_exclude=rust, at -j2, and one dedup batch per
+ *     CU (btf_batches.c), so inputs of several CUs take every merge path.
  *
  * Errors are expected and ignored (they go to stderr: run libFuzzer with
  * -close_fd_mask=2 to silence them); crashes, sanitizer reports, leaks and
@@ -30,7 +31,9 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "btf_batches.h"
 #include "btf_features.h"
+#include "dwarves_emit_ordered.h"
 #include "encode_pipeline.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -93,7 +96,9 @@ static void encode_one(const char *path, int variant)
 		conf.nr_jobs = 2;
 		conf.lang_exclude = "rust";
 	}
-	conf.window = conf.nr_jobs * 4;
+	conf.window = emit_ordered_window(conf.nr_jobs);
+	/* the command line's dedup batches, or one per CU: every merge path */
+	conf.batch_types = variant == 0 ? BTF_BATCH_TYPES : 1;
 	conf.detached = out_path;
 	encode_pipeline__run(path, &conf);
 	unlink(out_path);

@@ -7,8 +7,12 @@
 #
 #   full   Debian's 6.1 vmlinux at every -j from 1 to 64, 6.12 flags
 #          (CTest test stress_kernel, label kernel; about 10 minutes on 2 cores)
-#   quick  xfs.ko's split BTF against that vmlinux at -j 1,2,3,8,17,64, then
-#          three self-tests on drbd.ko (14 CUs) at -j2, which must fail:
+#   quick  xfs.ko's split BTF against that vmlinux at -j 1,2,3,8,17,64;
+#          xfs.ko alone (no base: its BTF goes through the dedup batches,
+#          whose size varies with -j, down to one CU per batch at -j3) at
+#          -j 1-5,8; then
+#          three self-tests on xfs.ko (104 CUs, more than the window) at
+#          -j2, which must fail:
 #          a bound asserted one below the window, a pipeline run without
 #          its window, and a CU 0 that never loads (the watchdog)
 #          (CTest test stress_module, label reliability: it also runs in
@@ -41,13 +45,16 @@ quick)
 	rc=$?
 	pass=0 fail=0
 	[ $rc -eq 0 ] && pass=$((pass + 1)) || fail=$((fail + 1))
+	"$STRESS" --jobs 1-5,8 "$MODDIR/xfs.ko" "$WORKDIR/xfs-alone" "${flags[@]}"
+	rc=$?
+	[ $rc -eq 0 ] && pass=$((pass + 1)) || fail=$((fail + 1))
 	# the checks must bite: each self-test has to fail at -j2, and say why
 	for t in 'bound:in flight [0-9]* > window' \
 		'unbounded:[0-9]* units >= the window started' \
 		'hang:no result after 20 s (deadlock?)'; do
 		name=${t%%:*} want=${t#*:}
 		out=$WORKDIR/self-test-$name.log
-		if "$STRESS" --self-test="$name" --watchdog 20 --jobs 1,2 "$MODDIR/drbd.ko" \
+		if "$STRESS" --self-test="$name" --watchdog 20 --jobs 1,2 "$MODDIR/xfs.ko" \
 			"$WORKDIR/$name" "${flags[@]}" --btf_base="$VMLINUX" >"$out" 2>&1; then
 			echo "FAIL: self-test $name: the stress test passed with the fault injected"
 			fail=$((fail + 1))

@@ -1,0 +1,397 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * btf_batches - btf__dedup on batches of whole CUs, in parallel with the
+ * encoder, then merged in batch order for one final, small btf__dedup.
+ *
+ * Why the bytes stay pahole's. btf__dedup keeps the first type of every
+ * equivalence class, in order, and (for a from-scratch BTF) keeps the string
+ * section as it was built. Deduplicating consecutive batches first removes
+ * only later members of classes, so the merged stream holds the same first
+ * members in the same order, and the final dedup maps the rest onto them.
+ * libbpf's equivalence is a heuristic (forward declarations, hypothetical
+ * maps), so this is checked, not assumed: the byte comparisons with pahole
+ * 1.30 on Debian's 6.1 and 6.12 kernels run batched, and the stress test
+ * compares batch sizes from one CU per batch to a single batch.
+ * Documentation/performance.md has the measurements behind the batch size.
+ *
+ * A batch refers to no other batch: the encoder gives each one its own copy
+ * of the array index type. Later types (functions, DATASECs) refer into the
+ * batches; the ids they need are passed to btf_batches__add, and the batch's
+ * thread appends "probe" structs whose members are those types: anonymous,
+ * of an impossible size (PROBE_SIZE + n), so nothing is their duplicate and
+ * they stay last. After btf__dedup their members name the surviving types;
+ * the probes are then cut off the raw BTF, and the batch reloaded compact.
+ *
+ * Strings: the merge adds every batch's string section, in order, to the
+ * merged BTF before its types, so a string lands where its first insertion
+ * in a single BTF would have put it; batch string offsets map through
+ * struct str_pair.
+ *
+ * Threads and locking. A batch is the collector's until pthread_create() in
+ * btf_batches__add, its thread's until pthread_join() in btf_batches__merge
+ * (or __free), the collector's again after. The one shared field is the
+ * count of dedups running (under .lock): at most max_running at once, the
+ * collector waits for one to end before it starts another, so memory holds
+ * at most that many undeduplicated batches however fast the encoder is.
+ */
+#include <bpf/btf.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "btf_batches.h"
+#include "d2b_util.h"
+#include "msort.h"
+
+#define PROBE_SIZE 0x7fff0000u /* + probe number; no real struct is 2 GiB */
+#define PROBE_MAX 0xffffu /* members per struct: vlen is 16 bits */
+
+struct str_pair {
+	uint32_t from, to;
+};
+
+struct btf_batches;
+
+struct batch {
+	struct btf_batches *bb;
+	struct btf *btf; /* the batch; after its thread: deduped, without probes */
+	uint32_t *ids; /* sorted and unique once its thread started */
+	uint32_t *new_ids; /* after the thread: ids[i]'s id in the deduped batch */
+	uint32_t nr_ids;
+	pthread_t thread;
+	bool running; /* thread started, not joined */
+	int err;
+	const char *what; /* after the thread: the step that failed */
+
+	/* set by the merge */
+	uint32_t type_shift; /* merged id = deduped id + type_shift */
+	struct str_pair *strs; /* by .from */
+	uint32_t nr_strs;
+};
+
+struct btf_batches {
+	struct batch **b; /* the collector's; each batch as described above */
+	uint32_t nr, cap;
+	unsigned int max_running;
+	pthread_mutex_t lock;
+	pthread_cond_t ended; /* signalled when a dedup ends */
+	unsigned int running; /* under lock */
+};
+
+struct btf_batches *btf_batches__new(unsigned int max_running)
+{
+	struct btf_batches *bb = calloc(1, sizeof(*bb));
+
+	if (!bb)
+		return NULL;
+	bb->max_running = max_running ? max_running : 1;
+	pthread_mutex_init(&bb->lock, NULL);
+	pthread_cond_init(&bb->ended, NULL);
+	return bb;
+}
+
+static void batch_join(struct batch *b)
+{
+	if (b->running)
+		pthread_join(b->thread, NULL);
+	b->running = false;
+}
+
+void btf_batches__free(struct btf_batches *bb)
+{
+	uint32_t k;
+
+	if (!bb)
+		return;
+	for (k = 0; k < bb->nr; k++) {
+		struct batch *b = bb->b[k];
+
+		batch_join(b);
+		btf__free(b->btf);
+		free(b->ids);
+		free(b->new_ids);
+		free(b->strs);
+		free(b);
+	}
+	free(bb->b);
+	pthread_mutex_destroy(&bb->lock);
+	pthread_cond_destroy(&bb->ended);
+	free(bb);
+}
+
+static int u32_cmp(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* the ids the encoder handed over, in any order and repeated: sort, unique */
+static void batch_sort_ids(struct batch *b)
+{
+	uint32_t n = 0, i;
+
+	if (!b->nr_ids)
+		return;
+	qsort(b->ids, b->nr_ids, sizeof(*b->ids), u32_cmp);
+	for (i = 0; i < b->nr_ids; i++)
+		if (!n || b->ids[n - 1] != b->ids[i])
+			b->ids[n++] = b->ids[i];
+	b->nr_ids = n;
+}
+
+static uint32_t nr_probes(const struct batch *b)
+{
+	return (b->nr_ids + PROBE_MAX - 1) / PROBE_MAX;
+}
+
+static int batch_add_probes(struct batch *b)
+{
+	uint32_t i, p;
+	int id, err;
+
+	for (p = 0; p < nr_probes(b); p++) {
+		id = btf__add_struct(b->btf, NULL, PROBE_SIZE + p);
+		if (id < 0)
+			return id;
+		for (i = p * PROBE_MAX; i < b->nr_ids && i < (p + 1) * PROBE_MAX; i++) {
+			err = btf__add_field(b->btf, NULL, (int)b->ids[i], 0, 0);
+			if (err)
+				return err;
+		}
+	}
+	return 0;
+}
+
+/* read the probes' members into new_ids; returns the probes' size in bytes */
+static int64_t batch_read_probes(struct batch *b)
+{
+	uint32_t first = btf__type_cnt(b->btf) - nr_probes(b), p, i, n;
+	int64_t bytes = 0;
+
+	b->new_ids = malloc(((size_t)b->nr_ids + 1) * sizeof(*b->new_ids));
+	if (!b->new_ids)
+		return -ENOMEM;
+	for (p = 0; p < nr_probes(b); p++) {
+		const struct btf_type *t = btf__type_by_id(b->btf, first + p);
+		const struct btf_member *m;
+
+		n = b->nr_ids - p * PROBE_MAX < PROBE_MAX ? b->nr_ids - p * PROBE_MAX : PROBE_MAX;
+		/* a probe that is not last was deduplicated: cannot happen */
+		if (!t || !btf_is_struct(t) || t->name_off || t->size != PROBE_SIZE + p ||
+		    btf_vlen(t) != n)
+			return -EINVAL;
+		m = btf_members(t);
+		for (i = 0; i < n; i++)
+			b->new_ids[p * PROBE_MAX + i] = m[i].type;
+		bytes += sizeof(*t) + (int64_t)n * sizeof(*m);
+	}
+	return bytes;
+}
+
+/* reload the batch from its raw BTF less the last @cut bytes of types */
+static int batch_cut_probes(struct batch *b, uint32_t cut)
+{
+	struct btf_header hdr;
+	const char *raw;
+	uint32_t size;
+	struct btf *compact;
+	char *copy;
+
+	raw = btf__raw_data(b->btf, &size);
+	if (!raw)
+		return -ENOMEM;
+	memcpy(&hdr, raw, sizeof(hdr));
+	/* libbpf writes its own BTF native-endian: header, types, strings */
+	if (hdr.hdr_len != sizeof(hdr) || hdr.type_off || hdr.str_off != hdr.type_len ||
+	    hdr.type_len < cut || size != hdr.hdr_len + hdr.type_len + hdr.str_len)
+		return -EINVAL;
+	copy = malloc(size - cut);
+	if (!copy)
+		return -ENOMEM;
+	hdr.type_len -= cut;
+	hdr.str_off -= cut;
+	memcpy(copy, &hdr, sizeof(hdr));
+	memcpy(copy + sizeof(hdr), raw + sizeof(hdr), hdr.type_len);
+	memcpy(copy + sizeof(hdr) + hdr.type_len, raw + sizeof(hdr) + hdr.type_len + cut,
+	       hdr.str_len);
+	compact = btf__new(copy, size - cut);
+	free(copy);
+	if (!compact)
+		return -errno;
+	btf__free(b->btf);
+	b->btf = compact;
+	return 0;
+}
+
+static void batch_dedup_run(struct batch *b)
+{
+	int64_t cut;
+
+	batch_sort_ids(b);
+	b->what = "adding probes";
+	b->err = batch_add_probes(b);
+	if (b->err)
+		return;
+	b->what = "deduplication";
+	b->err = btf__dedup(b->btf, NULL);
+	if (b->err)
+		return;
+	b->what = "reading probes";
+	cut = batch_read_probes(b);
+	if (cut < 0) {
+		b->err = (int)cut;
+		return;
+	}
+	b->what = "compacting";
+	b->err = batch_cut_probes(b, (uint32_t)cut);
+}
+
+static void *batch_dedup(void *arg)
+{
+	struct batch *b = arg;
+	struct btf_batches *bb = b->bb;
+
+	batch_dedup_run(b);
+	pthread_mutex_lock(&bb->lock);
+	bb->running--;
+	pthread_cond_signal(&bb->ended);
+	pthread_mutex_unlock(&bb->lock);
+	return NULL;
+}
+
+int btf_batches__add(struct btf_batches *bb, struct btf *btf, uint32_t *ids, uint32_t nr_ids)
+{
+	struct batch *b;
+	int err;
+
+	/* threads hold their batch: batches do not move, the array of them may */
+	b = malloc(sizeof(*b));
+	if (!b || d2b_grow(&bb->b, &bb->cap, bb->nr + 1, sizeof(*bb->b))) {
+		free(b);
+		btf__free(btf);
+		free(ids);
+		return -ENOMEM;
+	}
+	*b = (struct batch){ .bb = bb, .btf = btf, .ids = ids, .nr_ids = nr_ids };
+	pthread_mutex_lock(&bb->lock);
+	while (bb->running >= bb->max_running)
+		pthread_cond_wait(&bb->ended, &bb->lock);
+	bb->running++;
+	pthread_mutex_unlock(&bb->lock);
+	err = pthread_create(&b->thread, NULL, batch_dedup, b);
+	if (err) {
+		pthread_mutex_lock(&bb->lock);
+		bb->running--;
+		pthread_mutex_unlock(&bb->lock);
+		free(b);
+		btf__free(btf);
+		free(ids);
+		return -err;
+	}
+	b->running = true;
+	bb->b[bb->nr] = b;
+	return (int)bb->nr++;
+}
+
+/* add batch @b's strings to @out in order, recording where they went */
+static int batch_merge_strs(struct batch *b, struct btf *out)
+{
+	struct btf_header hdr;
+	const char *raw, *s, *end;
+	uint32_t size;
+
+	raw = btf__raw_data(b->btf, &size);
+	if (!raw)
+		return -ENOMEM;
+	memcpy(&hdr, raw, sizeof(hdr));
+	s = raw + hdr.hdr_len + hdr.str_off;
+	end = s + hdr.str_len;
+	b->strs = malloc(((size_t)hdr.str_len / 2 + 1) * sizeof(*b->strs));
+	if (!b->strs)
+		return -ENOMEM;
+	for (s += strlen(s) + 1; s < end; s += strlen(s) + 1) {
+		int off = btf__add_str(out, s);
+
+		if (off < 0)
+			return off;
+		b->strs[b->nr_strs++] =
+			(struct str_pair){ (uint32_t)(s - (raw + hdr.hdr_len + hdr.str_off)),
+					   (uint32_t)off };
+	}
+	return 0;
+}
+
+struct btf *btf_batches__merge(struct btf_batches *bb, const char *path, int *err)
+{
+	struct btf *out = btf__new_empty();
+	uint32_t k;
+
+	if (!out) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	for (k = 0; k < bb->nr; k++) {
+		struct batch *b = bb->b[k];
+		int id;
+
+		batch_join(b);
+		if (b->err) {
+			pr_warn("%s: BTF batch %u: %s failed: %s\n", path, k, b->what,
+				strerror(-b->err));
+			*err = b->err;
+			goto err_out;
+		}
+		*err = batch_merge_strs(b, out);
+		if (*err) {
+			pr_warn("%s: BTF batch %u: cannot merge its strings: %s\n", path, k,
+				strerror(-*err));
+			goto err_out;
+		}
+		b->type_shift = btf__type_cnt(out) - 1;
+		/* (libbpf 1.1 fails to append no types with -ENOMEM) */
+		id = btf__type_cnt(b->btf) > 1 ? btf__add_btf(out, b->btf) : 0;
+		if (id < 0) {
+			*err = id;
+			pr_warn("%s: BTF batch %u: cannot merge its types: %s\n", path, k,
+				strerror(-*err));
+			goto err_out;
+		}
+		btf__free(b->btf);
+		b->btf = NULL;
+	}
+	return out;
+
+err_out:
+	btf__free(out);
+	return NULL;
+}
+
+uint32_t btf_batches__type_id(const struct btf_batches *bb, uint32_t k, uint32_t id)
+{
+	const struct batch *b = bb->b[k];
+	const uint32_t *p;
+
+	if (!id)
+		return 0;
+	p = msort_bsearch(&id, b->ids, b->nr_ids, sizeof(id), u32_cmp);
+	return p ? b->new_ids[p - b->ids] + b->type_shift : 0;
+}
+
+static int str_pair_cmp(const void *a, const void *b)
+{
+	return u32_cmp(&((const struct str_pair *)a)->from, &((const struct str_pair *)b)->from);
+}
+
+uint32_t btf_batches__str_off(const struct btf_batches *bb, uint32_t k, uint32_t off)
+{
+	const struct batch *b = bb->b[k];
+	struct str_pair key = { off, 0 };
+	const struct str_pair *p;
+
+	if (!off)
+		return 0;
+	p = msort_bsearch(&key, b->strs, b->nr_strs, sizeof(key), str_pair_cmp);
+	return p ? p->to : 0;
+}

@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * btf_batches - deduplicate the encoder's BTF in batches of whole CUs, each
+ * in its own thread while the encoder goes on, and merge the results.
+ *
+ * The collector (btf_encoder_single) fills one batch at a time and hands it
+ * over with btf_batches__add(); after the last, btf_batches__merge() waits
+ * for every batch and appends them, in order, to a new BTF on which the
+ * encoder adds its functions and DATASECs and runs the final btf__dedup.
+ * Only the collector calls these functions.
+ */
+#ifndef BTF_BATCHES_H
+#define BTF_BATCHES_H
+
+#include <stdint.h>
+
+struct btf;
+struct btf_batches;
+
+/*
+ * Types per batch (struct d2b_conf's batch_types): a batch closes after the
+ * CU that brings it to this many. Chosen by measurement, see
+ * Documentation/performance.md ("Batch size").
+ */
+#ifndef BTF_BATCH_TYPES /* bench/batch-size.sh builds with others */
+#define BTF_BATCH_TYPES (1u << 17)
+#endif
+
+/*
+ * Dedups running at once. One collector fills batches, and a batch's dedup
+ * takes about as long as filling it, so two keep up at any -j; each more
+ * would hold another undeduplicated batch in memory.
+ */
+#define BTF_BATCH_DEDUPS 2
+
+/* at most @max_running dedups at once (see btf_batches.c) */
+struct btf_batches *btf_batches__new(unsigned int max_running);
+/* joins the threads still running */
+void btf_batches__free(struct btf_batches *bb);
+
+/*
+ * Hand over @btf, a from-scratch BTF of whole CUs, and start its dedup
+ * (after waiting while max_running dedups run). @ids (taken over too,
+ * malloc'ed or NULL) are its type ids that the encoder will refer to later,
+ * in any order, repeats allowed. Returns its batch number, or -errno (and
+ * frees @btf and @ids).
+ */
+int btf_batches__add(struct btf_batches *bb, struct btf *btf, uint32_t *ids, uint32_t nr_ids);
+
+/*
+ * Wait for every batch and append them to a new from-scratch BTF, which is
+ * returned: its string section is every batch's in order, as one encoder
+ * writing all batches into one BTF would have made it. NULL with *@err on
+ * failure (a batch's dedup failed: its message printed).
+ */
+struct btf *btf_batches__merge(struct btf_batches *bb, const char *path, int *err);
+
+/* After the merge: the merged BTF's id of one of batch @k's @ids (0 stays 0) */
+uint32_t btf_batches__type_id(const struct btf_batches *bb, uint32_t k, uint32_t id);
+/* ... and the merged string offset of batch @k's string offset @off */
+uint32_t btf_batches__str_off(const struct btf_batches *bb, uint32_t k, uint32_t off);
+
+#endif /* BTF_BATCHES_H */
