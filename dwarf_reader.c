@@ -8,7 +8,10 @@
  * children records where the subtree ends (dr_die.subtree_end), so moving to
  * the next sibling never re-parses a subtree that was already walked; a
  * subtree that was not walked is skipped through DW_AT_sibling when it points
- * forward inside the unit, else by parsing over it.
+ * forward inside the unit, else by parsing over it. An abbreviation whose
+ * forms all have a fixed size in its unit (most: member, type, variable
+ * DIEs) has the values' offsets precomputed (dr_spec.size), so such a DIE
+ * is placed with one bounds check and no per-form decoding.
  *
  * Value semantics follow libdw 0.188's dwarf_form*() where pahole's output
  * depends on them: dwarf_formudata() zero-extends data1/2/4/8 and returns a
@@ -206,6 +209,56 @@ bool dr_abbrev__uses_form(const struct dr_sections *secs, uint16_t form)
 
 #define MAX_ABBREV_CODE 65536
 
+/* the bytes a value of @form takes in unit @u, or DR_SIZE_VARIABLE */
+static uint8_t form_size(const struct dr_unit *u, uint16_t form)
+{
+	switch (form) {
+	case DW_FORM_addr:
+		return u->addr_size;
+	case DW_FORM_flag:
+	case DW_FORM_data1:
+	case DW_FORM_ref1:
+	case DW_FORM_strx1:
+	case DW_FORM_addrx1:
+		return 1;
+	case DW_FORM_data2:
+	case DW_FORM_ref2:
+	case DW_FORM_strx2:
+	case DW_FORM_addrx2:
+		return 2;
+	case DW_FORM_strx3:
+	case DW_FORM_addrx3:
+		return 3;
+	case DW_FORM_data4:
+	case DW_FORM_ref4:
+	case DW_FORM_strx4:
+	case DW_FORM_addrx4:
+	case DW_FORM_ref_sup4:
+		return 4;
+	case DW_FORM_data8:
+	case DW_FORM_ref8:
+	case DW_FORM_ref_sig8:
+	case DW_FORM_ref_sup8:
+		return 8;
+	case DW_FORM_data16:
+		return 16;
+	case DW_FORM_strp:
+	case DW_FORM_line_strp:
+	case DW_FORM_sec_offset:
+	case DW_FORM_strp_sup:
+	case DW_FORM_GNU_ref_alt:
+	case DW_FORM_GNU_strp_alt:
+		return u->offset_size;
+	case DW_FORM_ref_addr:
+		return u->version <= 2 ? u->addr_size : u->offset_size;
+	case DW_FORM_flag_present:
+	case DW_FORM_implicit_const:
+		return 0;
+	default:
+		return DR_SIZE_VARIABLE;
+	}
+}
+
 int dr_cu__init(struct dr_cu *cu, const struct dr_sections *secs, const struct dr_unit *unit)
 {
 	struct rd r = rd_at(&secs->abbrev, unit->abbrev_off, secs->swap), r2;
@@ -262,7 +315,12 @@ int dr_cu__init(struct dr_cu *cu, const struct dr_sections *secs, const struct d
 				break;
 			spec->at = (uint16_t)at;
 			spec->form = (uint16_t)form;
+			spec->size = form_size(unit, spec->form);
 			spec->implicit = form == DW_FORM_implicit_const ? rd_sleb(&r) : 0;
+			if (spec->size == DR_SIZE_VARIABLE)
+				ab->fixed_size = UINT32_MAX;
+			else if (ab->fixed_size != UINT32_MAX)
+				ab->fixed_size += spec->size;
 			spec++;
 			ab->nr_specs++;
 		}
@@ -283,22 +341,13 @@ void dr_cu__release(struct dr_cu *cu)
 
 static void form_skip(const struct dr_cu *cu, struct rd *r, uint16_t *form, int depth)
 {
-	const struct dr_unit *u = cu->unit;
+	uint8_t size = form_size(cu->unit, *form);
 
+	if (size != DR_SIZE_VARIABLE) {
+		rd_skip(r, size);
+		return;
+	}
 	switch (*form) {
-	case DW_FORM_addr: rd_skip(r, u->addr_size); break;
-	case DW_FORM_flag: case DW_FORM_data1: case DW_FORM_ref1: case DW_FORM_strx1:
-	case DW_FORM_addrx1:
-		rd_skip(r, 1); break;
-	case DW_FORM_data2: case DW_FORM_ref2: case DW_FORM_strx2: case DW_FORM_addrx2:
-		rd_skip(r, 2); break;
-	case DW_FORM_strx3: case DW_FORM_addrx3: rd_skip(r, 3); break;
-	case DW_FORM_data4: case DW_FORM_ref4: case DW_FORM_strx4: case DW_FORM_addrx4:
-	case DW_FORM_ref_sup4:
-		rd_skip(r, 4); break;
-	case DW_FORM_data8: case DW_FORM_ref8: case DW_FORM_ref_sig8: case DW_FORM_ref_sup8:
-		rd_skip(r, 8); break;
-	case DW_FORM_data16: rd_skip(r, 16); break;
 	case DW_FORM_string: {
 		const uint8_t *nul = r->bad ? NULL : memchr(r->p, 0, (size_t)(r->end - r->p));
 
@@ -316,12 +365,9 @@ static void form_skip(const struct dr_cu *cu, struct rd *r, uint16_t *form, int 
 	case DW_FORM_loclistx: case DW_FORM_rnglistx: case DW_FORM_GNU_addr_index:
 	case DW_FORM_GNU_str_index:
 		rd_uleb(r); break;
-	case DW_FORM_sdata: rd_sleb(r); break;
-	case DW_FORM_strp: case DW_FORM_line_strp: case DW_FORM_sec_offset:
-	case DW_FORM_strp_sup: case DW_FORM_GNU_ref_alt: case DW_FORM_GNU_strp_alt:
-		rd_skip(r, u->offset_size); break;
-	case DW_FORM_ref_addr: rd_skip(r, u->version <= 2 ? u->addr_size : u->offset_size); break;
-	case DW_FORM_flag_present: case DW_FORM_implicit_const: break;
+	case DW_FORM_sdata:
+		rd_sleb(r);
+		break;
 	case DW_FORM_indirect:
 		*form = (uint16_t)rd_uleb(r);
 		if (depth > 4)
@@ -359,6 +405,22 @@ static int die_parse(struct dr_cu *cu, const uint8_t *p, struct dr_die *die)
 		return -EINVAL;
 	die->ab = ab;
 	die->nr_attrs = ab->nr_specs;
+	/* most DIEs: every value of a fixed size, all in bounds, no decoding */
+	if (ab->fixed_size != UINT32_MAX && ab->fixed_size <= (uint64_t)(r.end - r.p)) {
+		for (i = 0; i < ab->nr_specs; i++) {
+			const struct dr_spec *sp = &ab->specs[i];
+			struct dr_attr *a = &die->attrs[i];
+
+			a->at = sp->at;
+			a->form = sp->form;
+			a->implicit = sp->implicit;
+			a->p = r.p;
+			r.p += sp->size;
+		}
+		die->children = r.p;
+		die->subtree_end = ab->children ? NULL : r.p;
+		return 1;
+	}
 	for (i = 0; i < ab->nr_specs; i++) {
 		struct dr_attr *a = &die->attrs[i];
 

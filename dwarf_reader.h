@@ -46,9 +46,12 @@ struct dr_unit {
 	uint8_t offset_size;
 };
 
+#define DR_SIZE_VARIABLE 0xff
+
 struct dr_spec {
 	uint16_t at;
 	uint16_t form;
+	uint8_t size; /* the value's bytes in this unit, or DR_SIZE_VARIABLE */
 	int64_t implicit; /* DW_FORM_implicit_const value */
 };
 
@@ -56,6 +59,7 @@ struct dr_abbrev {
 	uint32_t tag;
 	bool children;
 	uint16_t nr_specs;
+	uint32_t fixed_size; /* all values' bytes if every size is fixed, else UINT32_MAX */
 	struct dr_spec *specs;
 };
 
