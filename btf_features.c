@@ -8,11 +8,17 @@
  * the list. Unknown names are ignored (reported with -V) unless
  * --btf_features_strict. The table order is the order
  * --supported_btf_features prints.
+ *
+ * btf_features__apply_option() maps every encoding option of the command
+ * line (the legacy --btf_gen_* / --skip_encoding_btf_* flags included) to
+ * its setting, for dwarf2btf.c and for the stress test, which takes the
+ * same flags.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
 
 #include "btf_features.h"
 
@@ -153,4 +159,56 @@ void btf_features__print_supported(void)
 		sep = ",";
 	}
 	printf("\n");
+}
+
+/* legacy flags: each sets one bool (NULL: accepted, no effect) */
+struct legacy_flag {
+	const char *name;
+	ssize_t offset; /* of the bool in struct d2b_conf, or -1 */
+};
+
+#define LEGACY(n, field)                                      \
+	{                                                     \
+		n, __builtin_offsetof(struct d2b_conf, field) \
+	}
+
+static const struct legacy_flag legacy_flags[] = {
+	LEGACY("btf_gen_floats", gen_floats),
+	LEGACY("btf_gen_optimized", gen_optimized),
+	LEGACY("skip_encoding_btf_inconsistent_proto", skip_inconsistent_proto),
+	LEGACY("skip_encoding_btf_vars", skip_vars),
+	LEGACY("skip_encoding_btf_decl_tag", skip_decl_tag),
+	LEGACY("skip_encoding_btf_type_tag", skip_type_tag),
+	LEGACY("skip_encoding_btf_enum64", skip_enum64),
+	LEGACY("btf_encode_force", encode_force),
+	LEGACY("reproducible_build", reproducible_build),
+	{ "btf_gen_all", -1 }, /* as in pahole 1.27+ */
+};
+
+int btf_features__apply_option(struct d2b_conf *conf, const char *name, const char *value)
+{
+	size_t i;
+
+	if (!strcmp(name, "btf_features") && value)
+		return btf_features__parse(conf, value);
+	if (!strcmp(name, "btf_features_strict") && value) {
+		conf->features_strict = true;
+		return btf_features__parse(conf, value);
+	}
+	if (!strcmp(name, "lang_exclude") && value) {
+		conf->lang_exclude = value;
+		return 0;
+	}
+	if (!strcmp(name, "btf_base") && value) {
+		conf->btf_base = value;
+		return 0;
+	}
+	for (i = 0; i < sizeof(legacy_flags) / sizeof(legacy_flags[0]); i++) {
+		if (strcmp(name, legacy_flags[i].name) || value)
+			continue;
+		if (legacy_flags[i].offset >= 0)
+			*(bool *)((char *)conf + legacy_flags[i].offset) = true;
+		return 0;
+	}
+	return -ENOENT;
 }

@@ -52,6 +52,15 @@ void btf_features__defaults(struct d2b_conf *conf);
  * when conf->features_strict (after printing it).
  */
 int btf_features__parse(struct d2b_conf *conf, const char *list);
+/*
+ * Apply the encoding option --@name, with its argument @value (NULL for a
+ * flag), as the command line does: --btf_features, --btf_features_strict,
+ * --lang_exclude, --btf_base and the legacy --btf_gen_* /
+ * --skip_encoding_btf_* / --btf_encode_force / --btf_gen_all /
+ * --reproducible_build flags. Returns 0, btf_features__parse()'s error, or
+ * -ENOENT for any other name (or a flag given a value, or the reverse).
+ */
+int btf_features__apply_option(struct d2b_conf *conf, const char *name, const char *value);
 /* print the supported feature names, comma-separated, in table order */
 void btf_features__print_supported(void);
 

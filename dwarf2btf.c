@@ -27,46 +27,33 @@
 
 enum {
 	OPT_DETACHED = 256,
-	OPT_FEATURES,
-	OPT_FEATURES_STRICT,
+	OPT_ENCODING, /* btf_features__apply_option() knows it by name */
 	OPT_SUPPORTED,
-	OPT_GEN_FLOATS,
-	OPT_GEN_OPTIMIZED,
-	OPT_SKIP_INCONSISTENT,
-	OPT_SKIP_VARS,
-	OPT_SKIP_DECL_TAG,
-	OPT_SKIP_TYPE_TAG,
-	OPT_SKIP_ENUM64,
-	OPT_FORCE,
-	OPT_GEN_ALL,
-	OPT_LANG_EXCLUDE,
-	OPT_REPRODUCIBLE,
 	OPT_VERSION,
 	OPT_NUMERIC_VERSION,
-	OPT_BTF_BASE,
 };
 
 static const struct option long_options[] = {
 	{ "btf_encode", no_argument, NULL, 'J' },
 	{ "btf_encode_detached", required_argument, NULL, OPT_DETACHED },
 	{ "jobs", optional_argument, NULL, 'j' },
-	{ "btf_features", required_argument, NULL, OPT_FEATURES },
-	{ "btf_features_strict", required_argument, NULL, OPT_FEATURES_STRICT },
+	{ "btf_features", required_argument, NULL, OPT_ENCODING },
+	{ "btf_features_strict", required_argument, NULL, OPT_ENCODING },
 	{ "supported_btf_features", no_argument, NULL, OPT_SUPPORTED },
-	{ "btf_gen_floats", no_argument, NULL, OPT_GEN_FLOATS },
-	{ "btf_gen_optimized", no_argument, NULL, OPT_GEN_OPTIMIZED },
-	{ "skip_encoding_btf_inconsistent_proto", no_argument, NULL, OPT_SKIP_INCONSISTENT },
-	{ "skip_encoding_btf_vars", no_argument, NULL, OPT_SKIP_VARS },
-	{ "skip_encoding_btf_decl_tag", no_argument, NULL, OPT_SKIP_DECL_TAG },
-	{ "skip_encoding_btf_type_tag", no_argument, NULL, OPT_SKIP_TYPE_TAG },
-	{ "skip_encoding_btf_enum64", no_argument, NULL, OPT_SKIP_ENUM64 },
-	{ "btf_encode_force", no_argument, NULL, OPT_FORCE },
-	{ "btf_gen_all", no_argument, NULL, OPT_GEN_ALL },
-	{ "lang_exclude", required_argument, NULL, OPT_LANG_EXCLUDE },
-	{ "reproducible_build", no_argument, NULL, OPT_REPRODUCIBLE },
+	{ "btf_gen_floats", no_argument, NULL, OPT_ENCODING },
+	{ "btf_gen_optimized", no_argument, NULL, OPT_ENCODING },
+	{ "skip_encoding_btf_inconsistent_proto", no_argument, NULL, OPT_ENCODING },
+	{ "skip_encoding_btf_vars", no_argument, NULL, OPT_ENCODING },
+	{ "skip_encoding_btf_decl_tag", no_argument, NULL, OPT_ENCODING },
+	{ "skip_encoding_btf_type_tag", no_argument, NULL, OPT_ENCODING },
+	{ "skip_encoding_btf_enum64", no_argument, NULL, OPT_ENCODING },
+	{ "btf_encode_force", no_argument, NULL, OPT_ENCODING },
+	{ "btf_gen_all", no_argument, NULL, OPT_ENCODING },
+	{ "lang_exclude", required_argument, NULL, OPT_ENCODING },
+	{ "reproducible_build", no_argument, NULL, OPT_ENCODING },
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ "numeric_version", no_argument, NULL, OPT_NUMERIC_VERSION },
-	{ "btf_base", required_argument, NULL, OPT_BTF_BASE },
+	{ "btf_base", required_argument, NULL, OPT_ENCODING },
 	{ "verbose", no_argument, NULL, 'V' },
 	{ "help", no_argument, NULL, 'h' },
 	{},
@@ -135,34 +122,24 @@ static int parse_jobs(const char *arg, unsigned int *jobs)
 /* Returns 0 to run, 1 to exit successfully (version, help), -errno on error. */
 static int parse_args(int argc, char **argv, struct d2b_conf *conf, bool *encode)
 {
-	int c, err;
+	int c, idx = 0, err;
 
-	while ((c = getopt_long(argc, argv, "Jj::Vh", long_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "Jj::Vh", long_options, &idx)) != -1) {
 		err = 0;
 		switch (c) {
 		case 'J': *encode = true; break;
 		case OPT_DETACHED: *encode = true; conf->detached = optarg; break;
 		case 'j': err = parse_jobs(optarg, &conf->nr_jobs); break;
-		case OPT_FEATURES: err = btf_features__parse(conf, optarg); break;
-		case OPT_FEATURES_STRICT:
-			conf->features_strict = true;
-			err = btf_features__parse(conf, optarg);
+		case OPT_ENCODING:
+			err = btf_features__apply_option(conf, long_options[idx].name, optarg);
 			break;
-		case OPT_SUPPORTED: btf_features__print_supported(); return 1;
-		case OPT_GEN_FLOATS: conf->gen_floats = true; break;
-		case OPT_GEN_OPTIMIZED: conf->gen_optimized = true; break;
-		case OPT_SKIP_INCONSISTENT: conf->skip_inconsistent_proto = true; break;
-		case OPT_SKIP_VARS: conf->skip_vars = true; break;
-		case OPT_SKIP_DECL_TAG: conf->skip_decl_tag = true; break;
-		case OPT_SKIP_TYPE_TAG: conf->skip_type_tag = true; break;
-		case OPT_SKIP_ENUM64: conf->skip_enum64 = true; break;
-		case OPT_FORCE: conf->encode_force = true; break;
-		case OPT_GEN_ALL: break;
-		case OPT_LANG_EXCLUDE: conf->lang_exclude = optarg; break;
-		case OPT_REPRODUCIBLE: conf->reproducible_build = true; break;
+		case OPT_SUPPORTED:
+			btf_features__print_supported();
+			return 1;
 		case OPT_VERSION: printf("%s\n", PAHOLE_COMPAT_VERSION); return 1;
-		case OPT_NUMERIC_VERSION: printf("%s\n", PAHOLE_COMPAT_NUMERIC); return 1;
-		case OPT_BTF_BASE: conf->btf_base = optarg; break;
+		case OPT_NUMERIC_VERSION:
+			printf("%s\n", PAHOLE_COMPAT_NUMERIC);
+			return 1;
 		case 'V': conf->verbose++; break;
 		case 'h': usage(stdout); return 1;
 		default: usage(stderr); return -EINVAL;

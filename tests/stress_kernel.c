@@ -634,41 +634,21 @@ static int parse_jobs(const char *s)
 /* the BTF flags of the command line that matter to the encoder */
 static int parse_flag(const char *a)
 {
-	struct d2b_conf *c = &opt.conf;
+	const char *eq = strchr(a, '=');
+	char name[64];
+	size_t len = eq ? (size_t)(eq - a) : strlen(a);
+	int err = -ENOENT;
 
-	if (!strncmp(a, "--btf_features=", 15))
-		return btf_features__parse(c, a + 15);
-	if (!strncmp(a, "--btf_features_strict=", 22)) {
-		c->features_strict = true;
-		return btf_features__parse(c, a + 22);
+	if (!strncmp(a, "--", 2) && len - 2 < sizeof(name)) {
+		memcpy(name, a + 2, len - 2);
+		name[len - 2] = 0;
+		err = btf_features__apply_option(&opt.conf, name, eq ? eq + 1 : NULL);
 	}
-	if (!strncmp(a, "--lang_exclude=", 15))
-		c->lang_exclude = a + 15;
-	else if (!strncmp(a, "--btf_base=", 11))
-		c->btf_base = a + 11;
-	else if (!strcmp(a, "--btf_gen_floats"))
-		c->gen_floats = true;
-	else if (!strcmp(a, "--btf_gen_optimized"))
-		c->gen_optimized = true;
-	else if (!strcmp(a, "--skip_encoding_btf_inconsistent_proto"))
-		c->skip_inconsistent_proto = true;
-	else if (!strcmp(a, "--skip_encoding_btf_vars"))
-		c->skip_vars = true;
-	else if (!strcmp(a, "--skip_encoding_btf_decl_tag"))
-		c->skip_decl_tag = true;
-	else if (!strcmp(a, "--skip_encoding_btf_type_tag"))
-		c->skip_type_tag = true;
-	else if (!strcmp(a, "--skip_encoding_btf_enum64"))
-		c->skip_enum64 = true;
-	else if (!strcmp(a, "--btf_encode_force"))
-		c->encode_force = true;
-	else if (!strcmp(a, "--btf_gen_all"))
-		;
-	else {
+	if (err == -ENOENT) {
 		fprintf(stderr, "stress_kernel: unsupported flag '%s'\n", a);
 		return -EINVAL;
 	}
-	return 0;
+	return err;
 }
 
 static void usage(FILE *f)
