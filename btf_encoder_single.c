@@ -34,14 +34,17 @@
  *
  * Names: libbpf interns every name it is given (hash the string, compare it
  * with the ones in its bucket), a third of the collector's time on vmlinux.
- * Most names point into .debug_str, read-only while we run, where the
- * linker has merged equal strings (not in kernel modules: ld -r does not
- * merge them, so they get no cache), so the encoder remembers each such
- * address's string offset (struct addr_cache) and sets the names of structs,
- * unions, members, typedefs and enumerators by offset (add_*_named): where
- * libbpf insists on a name, it gets a one-letter one it already holds. Its
- * string set sees exactly the insertions it would have seen: a name's first
- * address still goes through btf__add_str, at the same point of the stream.
+ * So the encoder keeps the string offsets itself (enc_str): by address for
+ * names in .debug_str, read-only while we run, where the linker has merged
+ * equal strings (not in kernel modules: ld -r does not merge them), and by
+ * content for names of up to 7 bytes, which compilers put inline in
+ * .debug_info (DW_FORM_string) rather than in .debug_str; other names are
+ * rare and go to libbpf every time. Every type, member, parameter and tag
+ * is then added without its name, or with a short stand-in that libbpf
+ * already holds where it insists on one, and named by offset (add_named and
+ * friends). Its string set sees exactly the insertions it would have seen:
+ * a name's first occurrence still goes through btf__add_str, at the same
+ * point of the stream.
  *
  * Functions are matched to ELF symbols here, on the collector, because a
  * prefix match records its DWARF name as the symbol's alias and the first
@@ -131,9 +134,10 @@ struct btf_encoder {
 	struct btf *index_type; /* a copy of the array index type, for new batches */
 	uint32_t nr_types_encoded; /* over all batches, less their copies */
 	const char *str_lo, *str_hi; /* .debug_str, for the caches; or NULL */
-	struct addr_cache strs; /* BTF string offset of a name */
+	struct addr_cache strs; /* BTF string offset of a name in .debug_str */
+	struct addr_cache short_strs; /* the same, for names of 1-7 bytes, by content */
 	struct addr_cache fns; /* func_match() of a function name */
-	const char *short_name; /* a one-letter name libbpf holds, or NULL */
+	char stand_in[8]; /* a short name libbpf holds, or "" */
 	uint32_t *member_offs; /* encode_struct()'s member names */
 	uint32_t cap_member_offs;
 	bool has_index_type;
@@ -194,6 +198,7 @@ void btf_encoder__free(struct btf_encoder *enc)
 	free(enc->params);
 	free(enc->annots);
 	free(enc->strs.slots);
+	free(enc->short_strs.slots);
 	free(enc->fns.slots);
 	free(enc->member_offs);
 	free(enc);
@@ -241,6 +246,13 @@ static const uintptr_t *addr_cache__find(const struct addr_cache *c, const void 
 	return slot->key ? &slot->val : NULL;
 }
 
+static void addr_cache__clear(struct addr_cache *c)
+{
+	if (c->cap)
+		memset(c->slots, 0, c->cap * sizeof(*c->slots));
+	c->nr = 0;
+}
+
 /* start loading @key's slot: look-ups are cache misses, several overlap */
 static void addr_cache__prefetch(const struct addr_cache *c, const void *key)
 {
@@ -276,37 +288,95 @@ static void enc_str_prefetch(const struct btf_encoder *enc, const char *s)
 		addr_cache__prefetch(&enc->strs, s);
 }
 
-/* the BTF string offset of @s (0 for no name), adding it if new; or -errno */
-static int enc_str(struct btf_encoder *enc, const char *s)
+/* @s as a cache key if it has 1-7 bytes (its bytes, NUL-padded), else 0 */
+static uintptr_t short_key(const char *s)
 {
-	const uintptr_t *cached;
-	int off;
+	uintptr_t key = 0;
+	unsigned int i;
 
-	/* (a cached name is not read: "" has offset 0 like no name) */
-	if (!in_str_section(enc, s))
-		return s && *s ? btf__add_str(enc->btf, s) : 0;
-	cached = addr_cache__find(&enc->strs, s);
-	if (cached)
-		return (int)*cached;
-	off = *s ? btf__add_str(enc->btf, s) : 0;
-	if (off < 0)
-		return off;
-	if (addr_cache__add(&enc->strs, s, (uintptr_t)off))
-		return -ENOMEM;
-	if (!enc->short_name && s[0] && !s[1])
-		enc->short_name = s;
+	for (i = 0; i < sizeof(key); i++) {
+		if (!s[i])
+			return key;
+		key |= (uintptr_t)(unsigned char)s[i] << (8 * i);
+	}
+	return 0;
+}
+
+/* libbpf's btf__add_str, remembering a short name it holds as the stand-in */
+static int add_str(struct btf_encoder *enc, const char *s)
+{
+	int off = btf__add_str(enc->btf, s);
+
+	if (off > 0 && !enc->stand_in[0] && strlen(s) < sizeof(enc->stand_in))
+		strcpy(enc->stand_in, s);
 	return off;
 }
 
-/*
- * libbpf has no call that takes a string offset, so these add a type or
- * member without a name and set name_off in libbpf's (modifiable) copy.
- */
+/* the BTF string offset of @s (0 for no name), adding it if new; or -errno */
+static int enc_str(struct btf_encoder *enc, const char *s)
+{
+	struct addr_cache *c = &enc->strs;
+	const uintptr_t *cached;
+	const void *key = s;
+	int off;
+
+	/* (a cached name is not read: "" has offset 0 like no name) */
+	if (!in_str_section(enc, s)) {
+		if (!s || !*s)
+			return 0;
+		key = (const void *)short_key(s);
+		if (!key)
+			return add_str(enc, s);
+		c = &enc->short_strs;
+	}
+	cached = addr_cache__find(c, key);
+	if (cached)
+		return (int)*cached;
+	off = *s ? add_str(enc, s) : 0;
+	if (off < 0)
+		return off;
+	if (addr_cache__add(c, key, (uintptr_t)off))
+		return -ENOMEM;
+	return off;
+}
+
+/* libbpf's modifiable copy of type @id: names are set by offset there */
 static struct btf_type *btf_type_mut(struct btf *btf, int id)
 {
 	return (struct btf_type *)btf__type_by_id(btf, (uint32_t)id);
 }
 
+/*
+ * The name to pass libbpf for @name, which is interned first (*@off: its
+ * string offset, or -errno): the stand-in if there is one, which the caller
+ * replaces with *@off once the type is added; else @name (libbpf finds it).
+ */
+static const char *stand_in(struct btf_encoder *enc, const char *name, int *off)
+{
+	*off = enc_str(enc, name);
+	return *off > 0 && enc->stand_in[0] ? enc->stand_in : name;
+}
+
+/* the name of type @id (or -errno from adding it), after stand_in() */
+static int named(struct btf_encoder *enc, int id, int off)
+{
+	if (id > 0 && off > 0)
+		btf_type_mut(enc->btf, id)->name_off = (uint32_t)off;
+	return id;
+}
+
+/*
+ * add_named(enc, btf__add_X, name, args...): btf__add_X(btf, name, args...)
+ * with the name interned by enc_str; -errno if that failed.
+ */
+#define add_named(enc, add, name, ...)                                                        \
+	({                                                                                    \
+		int __off;                                                                    \
+		const char *__arg = stand_in(enc, name, &__off);                              \
+		__off < 0 ? __off : named(enc, add((enc)->btf, __arg, ##__VA_ARGS__), __off); \
+	})
+
+/* a struct or union, added unnamed and named by offset */
 static int add_composite_named(struct btf_encoder *enc, bool is_union, const char *name,
 			       uint32_t size)
 {
@@ -314,37 +384,9 @@ static int add_composite_named(struct btf_encoder *enc, bool is_union, const cha
 
 	if (off < 0)
 		return off;
-	id = is_union ? btf__add_union(enc->btf, NULL, size) : btf__add_struct(enc->btf, NULL, size);
-	if (id > 0)
-		btf_type_mut(enc->btf, id)->name_off = (uint32_t)off;
-	return id;
-}
-
-/*
- * The name to pass libbpf for @name: a stand-in it already holds when @name
- * is cached (*@off is then its string offset, to set after the call), else
- * @name itself (*@off = 0, libbpf interns it). *@off < 0 on error.
- */
-static const char *stand_in(struct btf_encoder *enc, const char *name, int *off)
-{
-	*off = 0;
-	if (!enc->short_name || !in_str_section(enc, name))
-		return name;
-	*off = enc_str(enc, name);
-	return *off > 0 ? enc->short_name : name;
-}
-
-static int add_typedef_named(struct btf_encoder *enc, const char *name, uint32_t ref)
-{
-	int off, id;
-	const char *arg = stand_in(enc, name, &off);
-
-	if (off < 0)
-		return off;
-	id = btf__add_typedef(enc->btf, arg, ref);
-	if (id > 0 && arg != name)
-		btf_type_mut(enc->btf, id)->name_off = (uint32_t)off;
-	return id;
+	id = is_union ? btf__add_union(enc->btf, NULL, size)
+		      : btf__add_struct(enc->btf, NULL, size);
+	return named(enc, id, off);
 }
 
 /* an enumerator of enum (or enum64, @is64) @id */
@@ -369,6 +411,19 @@ static int add_enum_value_named(struct btf_encoder *enc, int id, bool is64, cons
 	return 0;
 }
 
+/* a parameter of the last FUNC_PROTO @proto, named by offset @off */
+static int add_func_param_off(struct btf_encoder *enc, int proto, uint32_t off, uint32_t type)
+{
+	struct btf_type *t;
+	int err = btf__add_func_param(enc->btf, NULL, type);
+
+	if (err)
+		return err;
+	t = btf_type_mut(enc->btf, proto);
+	btf_params(t)[btf_vlen(t) - 1].name_off = off;
+	return 0;
+}
+
 /* ---------------------------------------------------------------------- */
 /* batches (see btf_batches.c)                                            */
 
@@ -380,10 +435,9 @@ static int batch_start(struct btf_encoder *enc)
 	enc->btf = btf__new_empty();
 	if (!enc->btf)
 		return -ENOMEM;
-	if (enc->strs.cap)
-		memset(enc->strs.slots, 0, enc->strs.cap * sizeof(*enc->strs.slots));
-	enc->strs.nr = 0;
-	enc->short_name = NULL;
+	addr_cache__clear(&enc->strs);
+	addr_cache__clear(&enc->short_strs);
+	enc->stand_in[0] = 0;
 	if (!enc->index_type)
 		return 0;
 	id = btf__add_type(enc->btf, enc->index_type, btf__type_by_id(enc->index_type, 1));
@@ -501,9 +555,11 @@ int btf_encoder__merge(struct btf_encoder *enc)
 	enc->btf = btf_batches__merge(enc->batches, enc->path, &err);
 	if (!enc->btf)
 		return err;
-	/* names by address were batch offsets */
+	/* cached names were batch offsets; the stand-in is in the merged BTF */
 	free(enc->strs.slots);
 	enc->strs = (struct addr_cache){ 0 };
+	free(enc->short_strs.slots);
+	enc->short_strs = (struct addr_cache){ 0 };
 	err = merged_funcs_and_vars(enc);
 	if (err)
 		pr_warn("%s: cannot merge the BTF batches: %s\n", enc->path, strerror(-err));
@@ -529,14 +585,14 @@ static int encode_base_type(struct btf_encoder *enc, const struct cu_type *t)
 	else if (t->encoding == DW_ATE_boolean)
 		encoding = BTF_INT_BOOL;
 	else if (t->encoding == DW_ATE_float && enc->conf->gen_floats)
-		return btf__add_float(enc->btf, name, size);
+		return add_named(enc, btf__add_float, name, size);
 
 	/* DWARF 5 DW_ATE_unsigned_24 and friends: BTF has no use for them */
 	if (!size || (size & (size - 1)) || size > 16) {
 		name = "__SANITIZED_FAKE_INT__";
 		size = 4;
 	}
-	return btf__add_int(enc->btf, name, size, encoding);
+	return add_named(enc, btf__add_int, name, size, encoding);
 }
 
 static int encode_enum(struct btf_encoder *enc, const struct cu *cu, const struct cu_type *t)
@@ -544,14 +600,18 @@ static int encode_enum(struct btf_encoder *enc, const struct cu *cu, const struc
 	uint64_t size = t->size ? t->size : 4;
 	bool is_enum32 = size <= 4 || enc->conf->skip_enum64;
 	uint32_t i;
-	int id, err;
+	int off, id, err;
 
+	off = enc_str(enc, t->name);
+	if (off < 0)
+		return off;
 	if (t->flags & CU_TYPE_DECLARATION)
-		return btf__add_enum(enc->btf, t->name, 4);
+		return named(enc, btf__add_enum(enc->btf, NULL, 4), off);
 	if (is_enum32)
-		id = btf__add_enum(enc->btf, t->name, size);
+		id = btf__add_enum(enc->btf, NULL, size);
 	else
-		id = btf__add_enum64(enc->btf, t->name, size, t->flags & CU_TYPE_SIGNED_ENUM);
+		id = btf__add_enum64(enc->btf, NULL, size, t->flags & CU_TYPE_SIGNED_ENUM);
+	id = named(enc, id, off);
 	if (id < 0)
 		return id;
 	for (i = 0; i < t->nr; i++) {
@@ -584,7 +644,8 @@ static int encode_struct(struct btf_encoder *enc, const struct cu *cu, const str
 	int id, err;
 
 	if (t->flags & CU_TYPE_DECLARATION)
-		return btf__add_fwd(enc->btf, t->name, is_union ? BTF_FWD_UNION : BTF_FWD_STRUCT);
+		return add_named(enc, btf__add_fwd, t->name,
+				 is_union ? BTF_FWD_UNION : BTF_FWD_STRUCT);
 	if (d2b_grow(&enc->member_offs, &enc->cap_member_offs, t->nr, sizeof(*enc->member_offs)))
 		return -ENOMEM;
 	for (i = 0; i < t->nr; i++)
@@ -622,8 +683,11 @@ static int encode_func_proto(struct btf_encoder *enc, const struct cu *cu, const
 	for (i = 0; i < t->nr; i++) {
 		const struct cu_param *p = &cu->params[t->first + i];
 
-		err = btf__add_func_param(enc->btf, p->vararg ? NULL : p->name,
-					  p->vararg ? 0 : global_id(type_id_off, p->type));
+		err = p->vararg ? 0 : enc_str(enc, p->name);
+		if (err < 0)
+			return err;
+		err = add_func_param_off(enc, id, (uint32_t)err,
+					 p->vararg ? 0 : global_id(type_id_off, p->type));
 		if (err)
 			return err;
 	}
@@ -647,9 +711,9 @@ static int encode_type(struct btf_encoder *enc, const struct cu *cu, const struc
 	case DW_TAG_restrict_type:
 		return btf__add_restrict(enc->btf, ref);
 	case DW_TAG_typedef:
-		return add_typedef_named(enc, t->name, ref);
+		return add_named(enc, btf__add_typedef, t->name, ref);
 	case D2B_TAG_TYPE_TAG:
-		return btf__add_type_tag(enc->btf, t->name, ref);
+		return add_named(enc, btf__add_type_tag, t->name, ref);
 	case DW_TAG_array_type:
 		if (!enc->has_index_type)
 			enc->need_index_type = true;
@@ -716,8 +780,8 @@ static int encode_type_decl_tags(struct btf_encoder *enc, const struct cu *cu,
 		for (a = 0; a < t->nr_annots; a++) {
 			const struct cu_annot *an = &cu->annots[t->annot_first + a];
 
-			err = btf__add_decl_tag(enc->btf, an->value, type_id_off + i,
-						an->component_idx);
+			err = add_named(enc, btf__add_decl_tag, an->value, type_id_off + i,
+					an->component_idx);
 			if (err < 0)
 				return err;
 		}
@@ -798,16 +862,16 @@ static int encode_var(struct btf_encoder *enc, const struct cu *cu, const struct
 	}
 	if (!v->size || v->size > UINT32_MAX || offset > UINT32_MAX)
 		return 0;
-	id = btf__add_var(enc->btf, v->name,
-			  v->external ? BTF_VAR_GLOBAL_ALLOCATED : BTF_VAR_STATIC,
-			  type_id_off + v->type);
+	id = add_named(enc, btf__add_var, v->name,
+		       v->external ? BTF_VAR_GLOBAL_ALLOCATED : BTF_VAR_STATIC,
+		       type_id_off + v->type);
 	if (id < 0)
 		return id;
 	enc->stats.nr_vars++;
 	for (a = 0; a < v->nr_annots; a++) {
 		const struct cu_annot *an = &cu->annots[v->annot_first + a];
 
-		err = btf__add_decl_tag(enc->btf, an->value, id, -1);
+		err = add_named(enc, btf__add_decl_tag, an->value, id, -1);
 		if (err < 0)
 			return err;
 	}
@@ -1128,10 +1192,10 @@ static int saved_funcs_cmp(const void *a, const void *b)
 static int add_decl_tag_off(struct btf_encoder *enc, uint32_t off, int ref, int component_idx)
 {
 	char *copy = NULL;
-	const char *arg = enc->short_name;
+	const char *arg = enc->stand_in;
 	int id;
 
-	if (!off || !arg) {
+	if (!off || !arg[0]) {
 		copy = strdup(btf__str_by_offset(enc->btf, off));
 		if (!copy)
 			return -ENOMEM;
@@ -1139,15 +1203,12 @@ static int add_decl_tag_off(struct btf_encoder *enc, uint32_t off, int ref, int 
 	}
 	id = btf__add_decl_tag(enc->btf, arg, ref, component_idx);
 	free(copy);
-	if (id > 0)
-		btf_type_mut(enc->btf, id)->name_off = off;
-	return id;
+	return named(enc, id, (int)off);
 }
 
 static int emit_func(struct btf_encoder *enc, const struct func_state *st)
 {
 	const char *name = st->elf->alias ? st->elf->alias : st->elf->name;
-	struct btf_type *t;
 	uint32_t i;
 	int proto, id, err;
 
@@ -1157,11 +1218,9 @@ static int emit_func(struct btf_encoder *enc, const struct func_state *st)
 	for (i = 0; i < st->nr_params; i++) {
 		const struct saved_param *p = &enc->params[st->first_param + i];
 
-		err = btf__add_func_param(enc->btf, NULL, p->type);
+		err = add_func_param_off(enc, proto, p->name_off, p->type);
 		if (err)
 			return err;
-		t = btf_type_mut(enc->btf, proto);
-		btf_params(t)[btf_vlen(t) - 1].name_off = p->name_off;
 	}
 	id = btf__add_func(enc->btf, name, BTF_FUNC_STATIC, proto);
 	if (id < 0)

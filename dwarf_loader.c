@@ -715,6 +715,18 @@ unsigned int dwarf_loader__nr_cus(const struct dwarf_loader *dl)
 /* ---------------------------------------------------------------------- */
 /* per-unit walk                                                          */
 
+/*
+ * A scope's members, parameters or annotations are collected here while its
+ * children (which may hold nested types with items of their own) are walked,
+ * then appended to the unit's array in one piece, so every type's and
+ * function's items are contiguous. Vectors come from the loader's stack
+ * (vec_take) and keep their storage for the next scope.
+ */
+struct vec {
+	void *data;
+	uint32_t nr, cap; /* items, bytes */
+};
+
 struct cu_loader {
 	struct dwarf_loader *dl;
 	struct cu *cu;
@@ -741,6 +753,11 @@ struct cu_loader {
 	int depth;
 	bool too_deep;
 	struct dr_die tmp; /* scratch for attribute integration */
+	/* reused from scope to scope, not allocated for each (see scope_enter,
+	 * vec_take): the child DIE of each depth, and a stack of vectors */
+	struct dr_die *scope_dies[MAX_DIE_DEPTH + 1];
+	struct vec **vecs;
+	uint32_t nr_vecs, cap_vecs;
 };
 
 /* the map key of the DIE at @off in the unit being walked */
@@ -917,20 +934,10 @@ static uint32_t map_find(const struct cu_loader *l, uint32_t key)
 	return 0;
 }
 
-/*
- * A scope's members, parameters or annotations are collected here while its
- * children (which may hold nested types with items of their own) are walked,
- * then appended to the unit's array in one piece, so every type's and
- * function's items are contiguous.
- */
-struct vec {
-	void *data;
-	uint32_t nr, cap;
-};
-
 static int vec_push(struct vec *v, const void *item, size_t sz)
 {
-	if (d2b_grow(&v->data, &v->cap, (uint64_t)v->nr + 1, sz))
+	/* (in bytes: the next user of the vector may hold items of another size) */
+	if (d2b_grow(&v->data, &v->cap, ((uint64_t)v->nr + 1) * sz, 1))
 		return -ENOMEM;
 	memcpy((char *)v->data + (size_t)v->nr * sz, item, sz);
 	v->nr++;
@@ -950,9 +957,33 @@ static int vec_flush(struct vec *v, void *arr, uint32_t *cap, uint32_t *nr, size
 		memcpy((char *)*a + (size_t)*nr * sz, v->data, (size_t)v->nr * sz);
 		*nr += v->nr;
 	}
-	free(v->data);
-	v->data = NULL;
+	v->nr = 0;
 	return 0;
+}
+
+/*
+ * An empty vector from the loader's stack, or NULL (ENOMEM). Vectors are
+ * given back in reverse order of taking: l->nr_vecs = (its value before).
+ */
+static struct vec *vec_take(struct cu_loader *l)
+{
+	uint32_t cap = l->cap_vecs;
+	struct vec *v;
+
+	if (d2b_grow(&l->vecs, &l->cap_vecs, (uint64_t)l->nr_vecs + 1, sizeof(*l->vecs)))
+		return NULL;
+	if (l->cap_vecs > cap) /* new slots hold no vector yet */
+		memset(&l->vecs[cap], 0, (l->cap_vecs - cap) * sizeof(*l->vecs));
+	v = l->vecs[l->nr_vecs];
+	if (!v) {
+		v = calloc(1, sizeof(*v));
+		if (!v)
+			return NULL;
+		l->vecs[l->nr_vecs] = v;
+	}
+	l->nr_vecs++;
+	v->nr = 0;
+	return v;
 }
 
 /* append a type entry for @die; returns its index or 0 on ENOMEM */
@@ -1038,12 +1069,13 @@ static int annots_flush(struct cu_loader *l, struct vec *annots, uint32_t *first
 
 /*
  * Enter one level of DIE nesting (a struct's members, a scope's children):
- * bound the depth, as hostile input can nest without end, and allocate the
- * child DIE, which is too large to keep on the stack at every level.
+ * bound the depth, as hostile input can nest without end, and get the
+ * child DIE of this depth, which is too large to keep on the stack at every
+ * level (allocated once per depth and unit).
  */
 static struct dr_die *scope_enter(struct cu_loader *l, const struct dr_die *die, int *err)
 {
-	struct dr_die *child;
+	struct dr_die **child;
 
 	if (++l->depth > MAX_DIE_DEPTH) {
 		l->err_die = die->off;
@@ -1051,18 +1083,19 @@ static struct dr_die *scope_enter(struct cu_loader *l, const struct dr_die *die,
 		*err = -ELOOP;
 		return NULL;
 	}
-	child = malloc(sizeof(*child));
-	if (!child) {
+	child = &l->scope_dies[l->depth];
+	if (!*child)
+		*child = malloc(sizeof(**child));
+	if (!*child) {
 		l->depth--;
 		*err = -ENOMEM;
 	}
-	return child;
+	return *child;
 }
 
-static void scope_leave(struct cu_loader *l, struct dr_die *child)
+static void scope_leave(struct cu_loader *l)
 {
 	l->depth--;
-	free(child);
 }
 
 static int die_process(struct cu_loader *l, struct dr_die *die);
@@ -1126,10 +1159,13 @@ static int array_nelems(struct cu_loader *l, struct dr_die *die, uint64_t *nelem
 static int die_process_params(struct cu_loader *l, struct dr_die *die, uint32_t *first,
 			      uint32_t *nr)
 {
+	uint32_t mark = l->nr_vecs;
+	struct vec *params = vec_take(l);
 	struct dr_die child;
-	struct vec params = {};
 	int ret;
 
+	if (!params)
+		return -ENOMEM;
 	for_each_child(l, die, &child, ret) {
 		struct cu_param p = {};
 
@@ -1141,16 +1177,16 @@ static int die_process_params(struct cu_loader *l, struct dr_die *die, uint32_t 
 		} else {
 			continue;
 		}
-		if (vec_push(&params, &p, sizeof(p))) {
+		if (vec_push(params, &p, sizeof(p))) {
 			ret = -ENOMEM;
 			break;
 		}
 	}
-	*nr = params.nr;
+	*nr = params->nr;
 	if (ret >= 0)
-		ret = vec_flush(&params, &l->cu->params, &l->cap_params, &l->nr_params,
+		ret = vec_flush(params, &l->cu->params, &l->cap_params, &l->nr_params,
 				sizeof(struct cu_param), first);
-	free(params.data);
+	l->nr_vecs = mark;
 	return ret;
 }
 
@@ -1236,13 +1272,20 @@ static int member_add(struct cu_loader *l, const struct dr_die *die, struct vec 
 
 static int die_process_class(struct cu_loader *l, struct dr_die *die, struct cu_type *t)
 {
-	struct vec members = {}, annots = {};
+	uint32_t mark = l->nr_vecs;
+	struct vec *members = vec_take(l), *annots = vec_take(l);
 	struct dr_die *child;
 	int ret, err = 0;
 
+	if (!members || !annots) {
+		l->nr_vecs = mark;
+		return -ENOMEM;
+	}
 	child = scope_enter(l, die, &err);
-	if (!child)
+	if (!child) {
+		l->nr_vecs = mark;
 		return err;
+	}
 	t->size = attr_udata(l, die, DW_AT_byte_size, 0);
 	for_each_child(l, die, child, ret) {
 		switch (child->ab->tag) {
@@ -1250,12 +1293,12 @@ static int die_process_class(struct cu_loader *l, struct dr_die *die, struct cu_
 			/* C++ static members: declarations without location */
 			if (t->tag != DW_TAG_union_type && attr_flag(child, DW_AT_declaration))
 				break;
-			err = annots_of(l, child, (int)members.nr, &annots);
+			err = annots_of(l, child, (int)members->nr, annots);
 			if (!err)
-				err = member_add(l, child, &members);
+				err = member_add(l, child, members);
 			break;
 		case DW_TAG_LLVM_annotation:
-			err = annot_add(l, child, -1, &annots);
+			err = annot_add(l, child, -1, annots);
 			break;
 		case DW_TAG_subprogram:
 		case DW_TAG_variable:
@@ -1271,15 +1314,14 @@ static int die_process_class(struct cu_loader *l, struct dr_die *die, struct cu_
 	}
 	if (!err)
 		err = ret;
-	scope_leave(l, child);
-	t->nr = members.nr;
+	scope_leave(l);
+	t->nr = members->nr;
 	if (!err)
-		err = vec_flush(&members, &l->cu->members, &l->cap_members, &l->nr_members,
+		err = vec_flush(members, &l->cu->members, &l->cap_members, &l->nr_members,
 				sizeof(struct cu_member), &t->first);
 	if (!err)
-		err = annots_flush(l, &annots, &t->annot_first, &t->nr_annots);
-	free(members.data);
-	free(annots.data);
+		err = annots_flush(l, annots, &t->annot_first, &t->nr_annots);
+	l->nr_vecs = mark;
 	if (err)
 		return err;
 	return type_add(l, die->off, t) ? 0 : -ENOMEM;
@@ -1287,13 +1329,16 @@ static int die_process_class(struct cu_loader *l, struct dr_die *die, struct cu_
 
 static int die_process_typedef(struct cu_loader *l, struct dr_die *die, struct cu_type *t)
 {
-	struct vec annots = {};
+	uint32_t mark = l->nr_vecs;
+	struct vec *annots = vec_take(l);
 	int err;
 
-	err = annots_of(l, die, -1, &annots);
+	if (!annots)
+		return -ENOMEM;
+	err = annots_of(l, die, -1, annots);
 	if (!err)
-		err = annots_flush(l, &annots, &t->annot_first, &t->nr_annots);
-	free(annots.data);
+		err = annots_flush(l, annots, &t->annot_first, &t->nr_annots);
+	l->nr_vecs = mark;
 	if (err)
 		return err;
 	return type_add(l, die->off, t) ? 0 : -ENOMEM;
@@ -1356,7 +1401,7 @@ static void param_analyze(struct cu_loader *l, const struct dr_die *die, int idx
 
 /* a subprogram being read: its own parameters and annotations */
 struct fn_scope {
-	struct vec params, annots;
+	struct vec *params, *annots;
 };
 
 static int die_process_body(struct cu_loader *l, struct dr_die *die, struct fn_scope *fs);
@@ -1364,23 +1409,27 @@ static int die_process_body(struct cu_loader *l, struct dr_die *die, struct fn_s
 static int die_process_function(struct cu_loader *l, struct dr_die *die)
 {
 	struct cu *cu = l->cu;
-	struct fn_scope fs = {};
+	uint32_t mark = l->nr_vecs;
+	struct fn_scope fs = { vec_take(l), vec_take(l) };
 	struct cu_func fn = {};
 	int err;
 
+	if (!fs.params || !fs.annots) {
+		l->nr_vecs = mark;
+		return -ENOMEM;
+	}
 	fn.name = attr_name(l, die);
 	fn.ret_type = rel_ref(l, die, DW_AT_type);
 	fn.declaration = attr_flag(die, DW_AT_declaration);
 	fn.die_off = die->off;
 	err = die_process_body(l, die, &fs);
-	fn.nr_params = fs.params.nr;
+	fn.nr_params = fs.params->nr;
 	if (!err)
-		err = vec_flush(&fs.params, &cu->params, &l->cap_params, &l->nr_params,
+		err = vec_flush(fs.params, &cu->params, &l->cap_params, &l->nr_params,
 				sizeof(struct cu_param), &fn.first_param);
 	if (!err)
-		err = annots_flush(l, &fs.annots, &fn.annot_first, &fn.nr_annots);
-	free(fs.params.data);
-	free(fs.annots.data);
+		err = annots_flush(l, fs.annots, &fn.annot_first, &fn.nr_annots);
+	l->nr_vecs = mark;
 	if (err)
 		return err;
 	if (d2b_grow(&cu->funcs, &l->cap_funcs, cu->nr_funcs + 1, sizeof(*cu->funcs)))
@@ -1392,7 +1441,7 @@ static int die_process_function(struct cu_loader *l, struct dr_die *die)
 static int param_add(struct cu_loader *l, struct dr_die *die, struct fn_scope *fs)
 {
 	struct cu_param p = {};
-	int idx = (int)fs->params.nr;
+	int idx = (int)fs->params->nr;
 	int err;
 
 	if (die->ab->tag == DW_TAG_unspecified_parameters) {
@@ -1401,11 +1450,11 @@ static int param_add(struct cu_loader *l, struct dr_die *die, struct fn_scope *f
 		p.name = attr_name(l, die);
 		p.type = rel_ref(l, die, DW_AT_type);
 		param_analyze(l, die, idx, &p);
-		err = annots_of(l, die, idx, &fs->annots);
+		err = annots_of(l, die, idx, fs->annots);
 		if (err)
 			return err;
 	}
-	return vec_push(&fs->params, &p, sizeof(p));
+	return vec_push(fs->params, &p, sizeof(p));
 }
 
 /*
@@ -1432,7 +1481,7 @@ static int die_process_body(struct cu_loader *l, struct dr_die *die, struct fn_s
 			break;
 		case DW_TAG_LLVM_annotation:
 			if (fs)
-				err = annot_add(l, child, -1, &fs->annots);
+				err = annot_add(l, child, -1, fs->annots);
 			break;
 		case DW_TAG_lexical_block:
 		case DW_TAG_inlined_subroutine:
@@ -1454,7 +1503,7 @@ static int die_process_body(struct cu_loader *l, struct dr_die *die, struct fn_s
 		if (err)
 			break;
 	}
-	scope_leave(l, child);
+	scope_leave(l);
 	return err ? err : ret;
 }
 
@@ -1486,7 +1535,8 @@ static int die_process_variable(struct cu_loader *l, struct dr_die *die)
 	const struct dr_attr *a = dr_die__attr(die, DW_AT_specification);
 	struct dr_die *spec = NULL, *adie = die;
 	struct dr_cu *dc = l->dc, *spec_dc = NULL;
-	struct vec annots = {};
+	uint32_t mark = l->nr_vecs;
+	struct vec *annots;
 	uint64_t off;
 	int err = 0;
 
@@ -1519,11 +1569,12 @@ static int die_process_variable(struct cu_loader *l, struct dr_die *die)
 	/* the specification's children are read with its own unit's reader */
 	if (spec)
 		l->dc = spec_dc;
-	err = annots_of(l, adie, -1, &annots);
+	annots = vec_take(l);
+	err = annots ? annots_of(l, adie, -1, annots) : -ENOMEM;
 	l->dc = dc;
 	if (!err)
-		err = annots_flush(l, &annots, &v.annot_first, &v.nr_annots);
-	free(annots.data);
+		err = annots_flush(l, annots, &v.annot_first, &v.nr_annots);
+	l->nr_vecs = mark;
 	free(spec);
 	if (err)
 		return err;
@@ -2062,6 +2113,13 @@ out_free:
 		free(l->aliases);
 		free(l->map_keys);
 		free(l->map_vals);
+		for (i = 0; i <= MAX_DIE_DEPTH; i++)
+			free(l->scope_dies[i]);
+		for (i = 0; i < l->cap_vecs && l->vecs[i]; i++) {
+			free(l->vecs[i]->data);
+			free(l->vecs[i]);
+		}
+		free(l->vecs);
 	}
 	free(l);
 	cu__free(cu);
