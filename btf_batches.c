@@ -22,17 +22,22 @@
  * they stay last. After btf__dedup their members name the surviving types;
  * the probes are then cut off the raw BTF, and the batch reloaded compact.
  *
- * Strings: the merge adds every batch's string section, in order, to the
- * merged BTF before its types, so a string lands where its first insertion
- * in a single BTF would have put it; batch string offsets map through
- * struct str_pair.
+ * The merge: each batch's thread, once its dedup is done, waits for the
+ * batch before it to be merged, then appends its own to the merged BTF, so
+ * the merging overlaps the encoding and a batch's memory goes as soon as it
+ * is merged. It adds the batch's string section, in order, before its
+ * types, so a string lands where its first insertion in a single BTF would
+ * have put it; batch string offsets map through struct str_pair.
  *
  * Threads and locking. A batch is the collector's until pthread_create() in
  * btf_batches__add, its thread's until pthread_join() in btf_batches__merge
- * (or __free), the collector's again after. The one shared field is the
- * count of dedups running (under .lock): at most max_running at once, the
- * collector waits for one to end before it starts another, so memory holds
- * at most that many undeduplicated batches however fast the encoder is.
+ * (or __free), the collector's again after. The merged BTF (.out) belongs
+ * to the thread of batch .nr_merged (set under .lock, in batch order), and
+ * to the collector once every thread is joined. Shared, under .lock: the
+ * count of dedups running, at most max_running at once (the collector waits
+ * for one to end before it starts another, so memory holds at most that
+ * many unmerged batches however fast the encoder is), .nr_merged and
+ * .failed.
  */
 #include <bpf/btf.h>
 #include <pthread.h>
@@ -55,6 +60,7 @@ struct btf_batches;
 
 struct batch {
 	struct btf_batches *bb;
+	uint32_t k; /* its number */
 	struct btf *btf; /* the batch; after its thread: deduped, without probes */
 	uint32_t *ids; /* sorted and unique once its thread started */
 	uint32_t *new_ids; /* after the thread: ids[i]'s id in the deduped batch */
@@ -74,9 +80,12 @@ struct btf_batches {
 	struct batch **b; /* the collector's; each batch as described above */
 	uint32_t nr, cap;
 	unsigned int max_running;
+	struct btf *out; /* the merged BTF: see "Threads and locking" */
 	pthread_mutex_t lock;
-	pthread_cond_t ended; /* signalled when a dedup ends */
+	pthread_cond_t ended; /* signalled when a batch is merged or failed */
 	unsigned int running; /* under lock */
+	uint32_t nr_merged; /* under lock: batches merged into out, or failed */
+	bool failed; /* under lock: a batch failed, out is not to be touched */
 };
 
 struct btf_batches *btf_batches__new(unsigned int max_running)
@@ -86,6 +95,11 @@ struct btf_batches *btf_batches__new(unsigned int max_running)
 	if (!bb)
 		return NULL;
 	bb->max_running = max_running ? max_running : 1;
+	bb->out = btf__new_empty();
+	if (!bb->out) {
+		free(bb);
+		return NULL;
+	}
 	pthread_mutex_init(&bb->lock, NULL);
 	pthread_cond_init(&bb->ended, NULL);
 	return bb;
@@ -115,6 +129,7 @@ void btf_batches__free(struct btf_batches *bb)
 		free(b);
 	}
 	free(bb->b);
+	btf__free(bb->out);
 	pthread_mutex_destroy(&bb->lock);
 	pthread_cond_destroy(&bb->ended);
 	free(bb);
@@ -248,53 +263,6 @@ static void batch_dedup_run(struct batch *b)
 	b->err = batch_cut_probes(b, (uint32_t)cut);
 }
 
-static void *batch_dedup(void *arg)
-{
-	struct batch *b = arg;
-	struct btf_batches *bb = b->bb;
-
-	batch_dedup_run(b);
-	pthread_mutex_lock(&bb->lock);
-	bb->running--;
-	pthread_cond_signal(&bb->ended);
-	pthread_mutex_unlock(&bb->lock);
-	return NULL;
-}
-
-int btf_batches__add(struct btf_batches *bb, struct btf *btf, uint32_t *ids, uint32_t nr_ids)
-{
-	struct batch *b;
-	int err;
-
-	/* threads hold their batch: batches do not move, the array of them may */
-	b = malloc(sizeof(*b));
-	if (!b || d2b_grow(&bb->b, &bb->cap, bb->nr + 1, sizeof(*bb->b))) {
-		free(b);
-		btf__free(btf);
-		free(ids);
-		return -ENOMEM;
-	}
-	*b = (struct batch){ .bb = bb, .btf = btf, .ids = ids, .nr_ids = nr_ids };
-	pthread_mutex_lock(&bb->lock);
-	while (bb->running >= bb->max_running)
-		pthread_cond_wait(&bb->ended, &bb->lock);
-	bb->running++;
-	pthread_mutex_unlock(&bb->lock);
-	err = pthread_create(&b->thread, NULL, batch_dedup, b);
-	if (err) {
-		pthread_mutex_lock(&bb->lock);
-		bb->running--;
-		pthread_mutex_unlock(&bb->lock);
-		free(b);
-		btf__free(btf);
-		free(ids);
-		return -err;
-	}
-	b->running = true;
-	bb->b[bb->nr] = b;
-	return (int)bb->nr++;
-}
-
 /* add batch @b's strings to @out in order, recording where they went */
 static int batch_merge_strs(struct batch *b, struct btf *out)
 {
@@ -323,49 +291,104 @@ static int batch_merge_strs(struct batch *b, struct btf *out)
 	return 0;
 }
 
+/* append batch @b, deduplicated, to @out; its memory is freed */
+static void batch_merge(struct batch *b, struct btf *out)
+{
+	int id;
+
+	b->what = "merging its strings";
+	b->err = batch_merge_strs(b, out);
+	if (b->err)
+		return;
+	b->type_shift = btf__type_cnt(out) - 1;
+	/* (libbpf 1.1 fails to append no types with -ENOMEM) */
+	b->what = "merging its types";
+	id = btf__type_cnt(b->btf) > 1 ? btf__add_btf(out, b->btf) : 0;
+	b->err = id < 0 ? id : 0;
+	btf__free(b->btf);
+	b->btf = NULL;
+}
+
+static void *batch_dedup(void *arg)
+{
+	struct batch *b = arg;
+	struct btf_batches *bb = b->bb;
+	bool failed;
+
+	batch_dedup_run(b);
+	/* merge in batch order: wait for the batch before this one */
+	pthread_mutex_lock(&bb->lock);
+	while (bb->nr_merged != b->k && !bb->failed)
+		pthread_cond_wait(&bb->ended, &bb->lock);
+	failed = bb->failed || b->err;
+	pthread_mutex_unlock(&bb->lock);
+	if (!failed)
+		batch_merge(b, bb->out);
+	pthread_mutex_lock(&bb->lock);
+	bb->failed |= b->err != 0;
+	bb->nr_merged++;
+	bb->running--;
+	pthread_cond_broadcast(&bb->ended);
+	pthread_mutex_unlock(&bb->lock);
+	return NULL;
+}
+
+int btf_batches__add(struct btf_batches *bb, struct btf *btf, uint32_t *ids, uint32_t nr_ids)
+{
+	struct batch *b;
+	int err;
+
+	/* threads hold their batch: batches do not move, the array of them may */
+	b = malloc(sizeof(*b));
+	if (!b || d2b_grow(&bb->b, &bb->cap, bb->nr + 1, sizeof(*bb->b))) {
+		free(b);
+		btf__free(btf);
+		free(ids);
+		return -ENOMEM;
+	}
+	*b = (struct batch){ .bb = bb, .k = bb->nr, .btf = btf, .ids = ids, .nr_ids = nr_ids };
+	pthread_mutex_lock(&bb->lock);
+	while (bb->running >= bb->max_running)
+		pthread_cond_wait(&bb->ended, &bb->lock);
+	bb->running++;
+	pthread_mutex_unlock(&bb->lock);
+	err = pthread_create(&b->thread, NULL, batch_dedup, b);
+	if (err) {
+		pthread_mutex_lock(&bb->lock);
+		bb->running--;
+		pthread_mutex_unlock(&bb->lock);
+		free(b);
+		btf__free(btf);
+		free(ids);
+		return -err;
+	}
+	b->running = true;
+	bb->b[bb->nr] = b;
+	return (int)bb->nr++;
+}
+
 struct btf *btf_batches__merge(struct btf_batches *bb, const char *path, int *err)
 {
-	struct btf *out = btf__new_empty();
+	struct btf *out;
 	uint32_t k;
 
-	if (!out) {
-		*err = -ENOMEM;
-		return NULL;
-	}
+	*err = 0;
 	for (k = 0; k < bb->nr; k++) {
 		struct batch *b = bb->b[k];
-		int id;
 
 		batch_join(b);
-		if (b->err) {
+		/* the first failure: later batches were not merged */
+		if (b->err && !*err) {
 			pr_warn("%s: BTF batch %u: %s failed: %s\n", path, k, b->what,
 				strerror(-b->err));
 			*err = b->err;
-			goto err_out;
 		}
-		*err = batch_merge_strs(b, out);
-		if (*err) {
-			pr_warn("%s: BTF batch %u: cannot merge its strings: %s\n", path, k,
-				strerror(-*err));
-			goto err_out;
-		}
-		b->type_shift = btf__type_cnt(out) - 1;
-		/* (libbpf 1.1 fails to append no types with -ENOMEM) */
-		id = btf__type_cnt(b->btf) > 1 ? btf__add_btf(out, b->btf) : 0;
-		if (id < 0) {
-			*err = id;
-			pr_warn("%s: BTF batch %u: cannot merge its types: %s\n", path, k,
-				strerror(-*err));
-			goto err_out;
-		}
-		btf__free(b->btf);
-		b->btf = NULL;
 	}
+	if (*err)
+		return NULL;
+	out = bb->out;
+	bb->out = NULL;
 	return out;
-
-err_out:
-	btf__free(out);
-	return NULL;
 }
 
 uint32_t btf_batches__type_id(const struct btf_batches *bb, uint32_t k, uint32_t id)

@@ -10,8 +10,10 @@
  * subtree that was not walked is skipped through DW_AT_sibling when it points
  * forward inside the unit, else by parsing over it. An abbreviation whose
  * forms all have a fixed size in its unit (most: member, type, variable
- * DIEs) has the values' offsets precomputed (dr_spec.size), so such a DIE
- * is placed with one bounds check and no per-form decoding.
+ * DIEs) has the values' offsets precomputed (dr_spec.offset), so such a DIE
+ * is placed with one bounds check and no per-form decoding, and each of its
+ * attributes is only located when asked for (most DIEs of function bodies,
+ * call sites and local variables, never are).
  *
  * Value semantics follow libdw 0.188's dwarf_form*() where pahole's output
  * depends on them: dwarf_formudata() zero-extends data1/2/4/8 and returns a
@@ -317,6 +319,9 @@ int dr_cu__init(struct dr_cu *cu, const struct dr_sections *secs, const struct d
 			spec->form = (uint16_t)form;
 			spec->size = form_size(unit, spec->form);
 			spec->implicit = form == DW_FORM_implicit_const ? rd_sleb(&r) : 0;
+			spec->offset = ab->fixed_size;
+			if (at < DR_AT_INDEXED && !ab->idx[at] && ab->nr_specs < UINT8_MAX)
+				ab->idx[at] = (uint8_t)(ab->nr_specs + 1);
 			if (spec->size == DR_SIZE_VARIABLE)
 				ab->fixed_size = UINT32_MAX;
 			else if (ab->fixed_size != UINT32_MAX)
@@ -394,6 +399,8 @@ static int die_parse(struct dr_cu *cu, const uint8_t *p, struct dr_die *die)
 		return -EINVAL;
 	if (!code) {
 		die->ab = NULL;
+		die->nr_attrs = 0;
+		die->lazy = false;
 		die->children = r.p;
 		die->subtree_end = r.p;
 		return 0;
@@ -404,23 +411,17 @@ static int die_parse(struct dr_cu *cu, const uint8_t *p, struct dr_die *die)
 	if (ab->nr_specs > DR_MAX_ATTRS)
 		return -EINVAL;
 	die->ab = ab;
-	die->nr_attrs = ab->nr_specs;
+	die->values = r.p;
 	/* most DIEs: every value of a fixed size, all in bounds, no decoding */
 	if (ab->fixed_size != UINT32_MAX && ab->fixed_size <= (uint64_t)(r.end - r.p)) {
-		for (i = 0; i < ab->nr_specs; i++) {
-			const struct dr_spec *sp = &ab->specs[i];
-			struct dr_attr *a = &die->attrs[i];
-
-			a->at = sp->at;
-			a->form = sp->form;
-			a->implicit = sp->implicit;
-			a->p = r.p;
-			r.p += sp->size;
-		}
-		die->children = r.p;
-		die->subtree_end = ab->children ? NULL : r.p;
+		die->nr_attrs = 0;
+		die->lazy = true;
+		die->children = r.p + ab->fixed_size;
+		die->subtree_end = ab->children ? NULL : die->children;
 		return 1;
 	}
+	die->nr_attrs = ab->nr_specs;
+	die->lazy = false;
 	for (i = 0; i < ab->nr_specs; i++) {
 		struct dr_attr *a = &die->attrs[i];
 
@@ -503,12 +504,32 @@ int dr_die__sibling(struct dr_cu *cu, struct dr_die *die)
 
 const struct dr_attr *dr_die__attr(const struct dr_die *die, uint16_t at)
 {
+	const struct dr_spec *sp;
+	struct dr_attr *a;
 	uint16_t i;
 
-	for (i = 0; i < die->nr_attrs; i++)
-		if (die->attrs[i].at == at)
-			return &die->attrs[i];
-	return NULL;
+	if (!die->ab)
+		return NULL;
+	if (at < DR_AT_INDEXED && die->ab->nr_specs < UINT8_MAX) {
+		if (!die->ab->idx[at])
+			return NULL;
+		i = die->ab->idx[at] - 1;
+	} else {
+		for (i = 0; i < die->ab->nr_specs && die->ab->specs[i].at != at; i++)
+			;
+		if (i == die->ab->nr_specs)
+			return NULL;
+	}
+	if (!die->lazy)
+		return i < die->nr_attrs ? &die->attrs[i] : NULL;
+	/* the caller's DIE: its attrs[] are a cache, filled here */
+	sp = &die->ab->specs[i];
+	a = (struct dr_attr *)&die->attrs[i];
+	a->at = at;
+	a->form = sp->form;
+	a->implicit = sp->implicit;
+	a->p = die->values + sp->offset;
+	return a;
 }
 
 struct dr_cu *dr_cu__of(struct dr_cu *cu, uint64_t off)

@@ -52,14 +52,20 @@ struct dr_spec {
 	uint16_t at;
 	uint16_t form;
 	uint8_t size; /* the value's bytes in this unit, or DR_SIZE_VARIABLE */
+	uint32_t offset; /* from the first value, if the abbreviation is fixed-size */
 	int64_t implicit; /* DW_FORM_implicit_const value */
 };
+
+#define DR_AT_INDEXED 128 /* the DWARF 2-5 attribute codes */
 
 struct dr_abbrev {
 	uint32_t tag;
 	bool children;
 	uint16_t nr_specs;
 	uint32_t fixed_size; /* all values' bytes if every size is fixed, else UINT32_MAX */
+	/* for an attribute code below DR_AT_INDEXED: 1 + its first spec's index,
+	 * or 0 if the abbreviation has none (most look-ups find none) */
+	uint8_t idx[DR_AT_INDEXED];
 	struct dr_spec *specs;
 };
 
@@ -88,9 +94,13 @@ struct dr_attr {
 struct dr_die {
 	uint64_t off; /* offset in .debug_info */
 	const struct dr_abbrev *ab;
+	const uint8_t *values; /* the first attribute value */
 	const uint8_t *children;    /* first byte after the attributes */
 	const uint8_t *subtree_end; /* after the children's terminator, once known */
+	/* decoded attributes: nr_attrs of them, or, for a fixed-size abbreviation
+	 * (lazy), each filled in by its first dr_die__attr() */
 	uint16_t nr_attrs;
+	bool lazy;
 	struct dr_attr attrs[DR_MAX_ATTRS];
 };
 
