@@ -4,10 +4,11 @@
  * in its own thread while the encoder goes on, and merge the results.
  *
  * The collector (btf_encoder_single) fills one batch at a time and hands it
- * over with btf_batches__add(); after the last, btf_batches__merge() waits
- * for every batch and appends them, in order, to a new BTF on which the
- * encoder adds its functions and DATASECs and runs the final btf__dedup.
- * Only the collector calls these functions.
+ * over with btf_batches__add(); each batch's thread deduplicates it and then
+ * appends it, in batch order, to the merged BTF. After the last,
+ * btf_batches__merge() waits for every batch and returns that BTF, on which
+ * the encoder adds its functions and DATASECs and runs the final
+ * btf__dedup. Only the collector calls these functions.
  */
 #ifndef BTF_BATCHES_H
 #define BTF_BATCHES_H
@@ -48,10 +49,10 @@ void btf_batches__free(struct btf_batches *bb);
 int btf_batches__add(struct btf_batches *bb, struct btf *btf, uint32_t *ids, uint32_t nr_ids);
 
 /*
- * Wait for every batch and append them to a new from-scratch BTF, which is
- * returned: its string section is every batch's in order, as one encoder
- * writing all batches into one BTF would have made it. NULL with *@err on
- * failure (a batch's dedup failed: its message printed).
+ * Wait for every batch and return the from-scratch BTF they were appended
+ * to: its string section is every batch's in order, as one encoder writing
+ * all batches into one BTF would have made it. NULL with *@err on failure
+ * (a batch's dedup or merge failed: its message printed).
  */
 struct btf *btf_batches__merge(struct btf_batches *bb, const char *path, int *err);
 
