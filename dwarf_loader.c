@@ -579,7 +579,7 @@ static int loader_index_units(struct dwarf_loader *dl)
 			dl->cu_excluded[i] = true; /* partial, skeleton, type units */
 			continue;
 		}
-		ret = dr_cu__init(&cu, &dl->secs, &dl->units[i]);
+		ret = dr_cu__init_root(&cu, &dl->secs, &dl->units[i]);
 		die = malloc(sizeof(*die));
 		if (!ret && !die)
 			ret = -ENOMEM;

@@ -261,10 +261,33 @@ static uint8_t form_size(const struct dr_unit *u, uint16_t form)
 	}
 }
 
-int dr_cu__init(struct dr_cu *cu, const struct dr_sections *secs, const struct dr_unit *unit)
+/* skip one abbreviation's tag, children flag and specs; the number of specs */
+static uint64_t abbrev_skip(struct rd *r)
+{
+	uint64_t n = 0;
+
+	rd_uleb(r);
+	rd_skip(r, 1);
+	for (;;) {
+		uint64_t at = rd_uleb(r), form = rd_uleb(r);
+
+		if (r->bad || (!at && !form))
+			return n;
+		if (form == DW_FORM_implicit_const)
+			rd_sleb(r);
+		n++;
+	}
+}
+
+/*
+ * Read the unit's abbreviation table into @cu: all of it, or with @want, up
+ * to the abbreviation of that code and only it.
+ */
+static int cu_init(struct dr_cu *cu, const struct dr_sections *secs, const struct dr_unit *unit,
+		   uint64_t want)
 {
 	struct rd r = rd_at(&secs->abbrev, unit->abbrev_off, secs->swap), r2;
-	uint64_t nr_specs = 0, max_code = 0, code;
+	uint64_t nr_specs = 0, max_code = 0, code, n;
 	struct dr_spec *spec;
 
 	memset(cu, 0, sizeof(*cu));
@@ -275,21 +298,16 @@ int dr_cu__init(struct dr_cu *cu, const struct dr_sections *secs, const struct d
 	while ((code = rd_uleb(&r2)) != 0 && !r2.bad) {
 		if (code > MAX_ABBREV_CODE)
 			return -EINVAL;
+		n = abbrev_skip(&r2);
+		if (want && code != want)
+			continue;
 		if (code > max_code)
 			max_code = code;
-		rd_uleb(&r2);
-		rd_skip(&r2, 1);
-		for (;;) {
-			uint64_t at = rd_uleb(&r2), form = rd_uleb(&r2);
-
-			if (r2.bad || (!at && !form))
-				break;
-			if (form == DW_FORM_implicit_const)
-				rd_sleb(&r2);
-			nr_specs++;
-		}
+		nr_specs += n;
+		if (want)
+			break;
 	}
-	if (r2.bad)
+	if (r2.bad || (want && max_code != want))
 		return -EINVAL;
 	cu->nr_abbrevs = (uint32_t)max_code + 1;
 	cu->abbrevs = calloc(cu->nr_abbrevs, sizeof(*cu->abbrevs));
@@ -301,8 +319,13 @@ int dr_cu__init(struct dr_cu *cu, const struct dr_sections *secs, const struct d
 	/* pass 2: fill */
 	spec = cu->spec_pool;
 	while ((code = rd_uleb(&r)) != 0) {
-		struct dr_abbrev *ab = &cu->abbrevs[code];
+		struct dr_abbrev *ab;
 
+		if (want && code != want) {
+			abbrev_skip(&r);
+			continue;
+		}
+		ab = &cu->abbrevs[code];
 		if (ab->specs) { /* a code defined twice: its specs would overrun */
 			dr_cu__release(cu);
 			return -EINVAL;
@@ -329,8 +352,25 @@ int dr_cu__init(struct dr_cu *cu, const struct dr_sections *secs, const struct d
 			spec++;
 			ab->nr_specs++;
 		}
+		if (want)
+			break;
 	}
 	return 0;
+}
+
+int dr_cu__init(struct dr_cu *cu, const struct dr_sections *secs, const struct dr_unit *unit)
+{
+	return cu_init(cu, secs, unit, 0);
+}
+
+int dr_cu__init_root(struct dr_cu *cu, const struct dr_sections *secs, const struct dr_unit *unit)
+{
+	struct rd r = rd_at(&secs->info, unit->die_off, secs->swap);
+	uint64_t code = rd_uleb(&r);
+
+	if (r.bad || !code)
+		return -EINVAL;
+	return cu_init(cu, secs, unit, code);
 }
 
 void dr_cu__release(struct dr_cu *cu)

@@ -1,12 +1,18 @@
 #!/usr/bin/env bash
-# tune.sh - measure a tuning constant on a real kernel: one dwarf2btf build
-# per value of a compile-time constant (-DNAME=VALUE), run round-robin at
-# each -j; median wall time, CPU time (user + sys) and peak RSS per value,
-# as a Markdown table on standard output. Every output is compared with cmp
-# to the first value's: a tuning constant must not change a byte.
+# tune.sh - measure a tuning constant, or a change, on a real kernel: one
+# dwarf2btf build per value of a compile-time constant (-DNAME=VALUE) or per
+# git revision, run round-robin at each -j; median wall time, CPU time
+# (user + sys) and peak RSS per build, as a Markdown table on standard
+# output. Every output is compared with cmp to the first build's: neither a
+# tuning constant nor a speed-up may change a byte.
 #
 # Usage: bash bench/tune.sh --define NAME --values "V1 V2 ..." [--runs N]
 #                           [--jobs "1 2"] [--kernel 6.1|6.12]
+#        bash bench/tune.sh --revs "REV1 REV2 ..." [--runs N] [--jobs ...]
+#                           [--kernel ...]
+#
+#   --revs builds each git revision of this repository (a commit, a branch)
+#   from a temporary worktree.
 #
 #   BTF_BATCH_TYPES         types per dedup batch (btf_batches.h; 0: none)
 #   EMIT_ORDERED_WINDOW_PER_JOB
@@ -24,6 +30,7 @@ jobs="1 2"
 kver=6.1
 define=
 values=
+revs=
 CACHE=${DWARF2BTF_CACHE:-/var/cache/dwarf2btf}
 
 die() { echo "tune.sh: $*" >&2; exit 1; }
@@ -36,16 +43,25 @@ while [ $# -gt 0 ]; do
 	--kernel) kver=${2:?}; shift 2 ;;
 	--define) define=${2:?}; shift 2 ;;
 	--values) values=${2:?}; shift 2 ;;
+	--revs) revs=${2:?}; shift 2 ;;
 	-h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 	*) die "unknown argument: $1 (see --help)" ;;
 	esac
 done
 [[ $runs =~ ^[1-9][0-9]*$ ]] || die "--runs wants a positive number"
 read -ra jobs <<<"$jobs"
-[[ $define =~ ^[A-Z_][A-Z0-9_]*$ ]] || die "--define wants a constant's name"
-read -ra vals <<<"$values"
-[ ${#vals[@]} -gt 0 ] || die "--values wants at least one value"
-for n in "${jobs[@]}" "${vals[@]}"; do [[ $n =~ ^[0-9]+$ ]] || die "not a number: $n"; done
+if [ -n "$revs" ]; then
+	[ -z "$define$values" ] || die "--revs or --define/--values, not both"
+	read -ra vals <<<"$revs"
+	label=revision
+else
+	[[ $define =~ ^[A-Z_][A-Z0-9_]*$ ]] || die "--define wants a constant's name"
+	read -ra vals <<<"$values"
+	for n in "${vals[@]}"; do [[ $n =~ ^[0-9]+$ ]] || die "not a number: $n"; done
+	label=$define
+fi
+[ ${#vals[@]} -gt 0 ] || die "--values or --revs wants at least one"
+for n in "${jobs[@]}"; do [[ $n =~ ^[0-9]+$ ]] || die "not a number: $n"; done
 case $kver in 6.1 | 6.12) ;; *) die "--kernel wants 6.1 or 6.12" ;; esac
 
 "$top/tests/fetch.sh" deps
@@ -53,12 +69,20 @@ case $kver in 6.1 | 6.12) ;; *) die "--kernel wants 6.1 or 6.12" ;; esac
 [ -x /usr/bin/time ] || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq time >&2
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/dwarf2btf-tune.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
-for n in "${vals[@]}"; do
-	log "building with $define=$n"
-	cmake -S "$top" -B "$tmp/build-$n" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-		-DCMAKE_C_FLAGS="-D$define=$n" >/dev/null
-	cmake --build "$tmp/build-$n" -j"$(nproc)" --target dwarf2btf >/dev/null
+trap 'rm -rf "$tmp"; git -C "$top" worktree prune' EXIT
+for i in "${!vals[@]}"; do
+	n=${vals[$i]} src=$top cflags=
+	if [ -n "$revs" ]; then
+		log "building revision $n"
+		src=$tmp/src-$i
+		git -C "$top" worktree add -q --detach "$src" "$n" || die "no revision $n"
+	else
+		log "building with $define=$n"
+		cflags=-D$define=$n
+	fi
+	cmake -S "$src" -B "$tmp/build-$i" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+		-DCMAKE_C_FLAGS="$cflags" >/dev/null
+	cmake --build "$tmp/build-$i" -j"$(nproc)" --target dwarf2btf >/dev/null
 done
 
 vmlinux=$CACHE/linux-$kver/vmlinux
@@ -69,14 +93,14 @@ cat "$vmlinux" >/dev/null
 results=$tmp/results # lines: j size wall user sys rss_kib
 for j in "${jobs[@]}"; do
 	for ((r = 1; r <= runs; r++)); do
-		for n in "${vals[@]}"; do
-			out=$tmp/out-$n.btf
+		for i in "${!vals[@]}"; do
+			out=$tmp/out-$i.btf
 			rm -f "$out"
-			/usr/bin/time -f '%e %U %S %M' -o "$tmp/time" "$tmp/build-$n/dwarf2btf" -J "-j$j" \
+			/usr/bin/time -f '%e %U %S %M' -o "$tmp/time" "$tmp/build-$i/dwarf2btf" -J "-j$j" \
 				"${flags[@]}" --btf_encode_detached="$out" "$vmlinux"
-			echo "$j $n $(cat "$tmp/time")" >>"$results"
-			log "-j$j $define=$n: $(cat "$tmp/time") (wall user sys KiB)"
-			cmp "$out" "$tmp/out-${vals[0]}.btf" || die "$define=$n: output differs from ${vals[0]}'s"
+			echo "$j $i $(cat "$tmp/time")" >>"$results"
+			log "-j$j $label=${vals[$i]}: $(cat "$tmp/time") (wall user sys KiB)"
+			cmp "$out" "$tmp/out-0.btf" || die "$label=${vals[$i]}: output differs from ${vals[0]}'s"
 		done
 	done
 done
@@ -90,18 +114,18 @@ median() {
 echo "Command: \`$cmdline\` ($(date -u +%Y-%m-%d), $(nproc) CPUs, kernel $kver, $runs runs," \
 	"medians; every output identical to ${vals[0]}'s)"
 echo
-hdr="| $define |" sep="|---|"
+hdr="| $label |" sep="|---|"
 for j in "${jobs[@]}"; do
 	hdr+=" -j$j wall s | -j$j CPU s | -j$j peak RSS MiB |"
 	sep+="---|---|---|"
 done
 echo "$hdr"
 echo "$sep"
-for n in "${vals[@]}"; do
-	printf '| %s |' "$n"
+for i in "${!vals[@]}"; do
+	printf '| %s |' "${vals[$i]}"
 	for j in "${jobs[@]}"; do
-		printf ' %s | %s | %s |' "$(median "$j" "$n" wall)" "$(median "$j" "$n" cpu)" \
-			"$(median "$j" "$n" rss)"
+		printf ' %s | %s | %s |' "$(median "$j" "$i" wall)" "$(median "$j" "$i" cpu)" \
+			"$(median "$j" "$i" rss)"
 	done
 	echo
 done
