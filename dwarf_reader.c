@@ -34,7 +34,7 @@ struct rd {
 	bool bad;
 };
 
-static uint64_t rd_fixed(struct rd *r, unsigned int n)
+static inline uint64_t rd_fixed(struct rd *r, unsigned int n)
 {
 	uint64_t v = 0;
 	unsigned int i;
@@ -47,6 +47,20 @@ static uint64_t rd_fixed(struct rd *r, unsigned int n)
 	if (r->swap != (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__)) {
 		for (i = 0; i < n; i++)
 			v = (v << 8) | r->p[i];
+	} else if (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ && (n == 2 || n == 4 || n == 8)) {
+		/* the host's own order: one unaligned load */
+		uint16_t v2;
+		uint32_t v4;
+
+		if (n == 8) {
+			memcpy(&v, r->p, 8);
+		} else if (n == 4) {
+			memcpy(&v4, r->p, 4);
+			v = v4;
+		} else {
+			memcpy(&v2, r->p, 2);
+			v = v2;
+		}
 	} else {
 		for (i = 0; i < n; i++)
 			v |= (uint64_t)r->p[i] << (8 * i);
