@@ -439,13 +439,41 @@ static void form_skip(const struct dr_cu *cu, struct rd *r, uint16_t *form, int 
 	}
 }
 
+/* decode the values of @die, whose abbreviation @ab has variable-size forms */
+static __attribute__((noinline)) int
+die_parse_values(struct dr_cu *cu, struct rd r, const struct dr_abbrev *ab, struct dr_die *die)
+{
+	uint16_t i;
+
+	die->nr_attrs = ab->nr_specs;
+	die->lazy = false;
+	for (i = 0; i < ab->nr_specs; i++) {
+		struct dr_attr *a = &die->attrs[i];
+
+		a->at = ab->specs[i].at;
+		a->form = ab->specs[i].form;
+		a->implicit = ab->specs[i].implicit;
+		if (a->form == DW_FORM_indirect) {
+			a->form = (uint16_t)rd_uleb(&r);
+			if (a->form == DW_FORM_indirect || a->form == DW_FORM_implicit_const)
+				return -EINVAL;
+		}
+		a->p = r.p;
+		form_skip(cu, &r, &a->form, 0);
+	}
+	if (r.bad)
+		return -EINVAL;
+	die->children = r.p;
+	die->subtree_end = ab->children ? NULL : r.p;
+	return 1;
+}
+
 /* decode the DIE at @p (in the unit); 1 DIE, 0 null entry, -EINVAL */
 static int die_parse(struct dr_cu *cu, const uint8_t *p, struct dr_die *die)
 {
 	struct rd r = rd_unit(cu, p);
 	const struct dr_abbrev *ab;
 	uint64_t code;
-	uint16_t i;
 
 	die->off = (uint64_t)(p - cu->secs->info.data);
 	code = rd_uleb(&r);
@@ -467,33 +495,12 @@ static int die_parse(struct dr_cu *cu, const uint8_t *p, struct dr_die *die)
 	die->ab = ab;
 	die->values = r.p;
 	/* most DIEs: every value of a fixed size, all in bounds, no decoding */
-	if (ab->fixed_size != UINT32_MAX && ab->fixed_size <= (uint64_t)(r.end - r.p)) {
-		die->nr_attrs = 0;
-		die->lazy = true;
-		die->children = r.p + ab->fixed_size;
-		die->subtree_end = ab->children ? NULL : die->children;
-		return 1;
-	}
-	die->nr_attrs = ab->nr_specs;
-	die->lazy = false;
-	for (i = 0; i < ab->nr_specs; i++) {
-		struct dr_attr *a = &die->attrs[i];
-
-		a->at = ab->specs[i].at;
-		a->form = ab->specs[i].form;
-		a->implicit = ab->specs[i].implicit;
-		if (a->form == DW_FORM_indirect) {
-			a->form = (uint16_t)rd_uleb(&r);
-			if (a->form == DW_FORM_indirect || a->form == DW_FORM_implicit_const)
-				return -EINVAL;
-		}
-		a->p = r.p;
-		form_skip(cu, &r, &a->form, 0);
-	}
-	if (r.bad)
-		return -EINVAL;
-	die->children = r.p;
-	die->subtree_end = ab->children ? NULL : r.p;
+	if (ab->fixed_size == UINT32_MAX || ab->fixed_size > (uint64_t)(r.end - r.p))
+		return die_parse_values(cu, r, ab, die);
+	die->nr_attrs = 0;
+	die->lazy = true;
+	die->children = r.p + ab->fixed_size;
+	die->subtree_end = ab->children ? NULL : die->children;
 	return 1;
 }
 
