@@ -199,28 +199,39 @@ int dr_unit__next(const struct dr_sections *secs, uint64_t *off, struct dr_unit 
 	return 1;
 }
 
+/*
+ * Skip one abbreviation's tag, children flag and specs; the number of specs.
+ * *@uses (if given) is set when one of them has form @form.
+ */
+static uint64_t abbrev_skip(struct rd *r, uint16_t form, bool *uses)
+{
+	uint64_t n = 0;
+
+	rd_uleb(r);
+	rd_skip(r, 1);
+	for (;;) {
+		uint64_t at = rd_uleb(r), f = rd_uleb(r);
+
+		if (r->bad || (!at && !f))
+			return n;
+		if (uses && f == form)
+			*uses = true;
+		if (f == DW_FORM_implicit_const)
+			rd_sleb(r);
+		n++;
+	}
+}
+
 bool dr_abbrev__uses_form(const struct dr_sections *secs, uint16_t form)
 {
 	struct rd r = rd_at(&secs->abbrev, 0, secs->swap);
+	bool uses = false;
 
 	/* tables: (code, tag, children, (attr, form[, implicit])*, 0 0)*, 0 */
-	while (!r.bad && r.p < r.end) {
-		if (!rd_uleb(&r))
-			continue;
-		rd_uleb(&r);
-		rd_skip(&r, 1);
-		for (;;) {
-			uint64_t at = rd_uleb(&r), f = rd_uleb(&r);
-
-			if (r.bad || (!at && !f))
-				break;
-			if (f == form)
-				return true;
-			if (f == DW_FORM_implicit_const)
-				rd_sleb(&r);
-		}
-	}
-	return false;
+	while (!r.bad && r.p < r.end && !uses)
+		if (rd_uleb(&r))
+			abbrev_skip(&r, form, &uses);
+	return uses;
 }
 
 #define MAX_ABBREV_CODE 65536
@@ -275,24 +286,6 @@ static uint8_t form_size(const struct dr_unit *u, uint16_t form)
 	}
 }
 
-/* skip one abbreviation's tag, children flag and specs; the number of specs */
-static uint64_t abbrev_skip(struct rd *r)
-{
-	uint64_t n = 0;
-
-	rd_uleb(r);
-	rd_skip(r, 1);
-	for (;;) {
-		uint64_t at = rd_uleb(r), form = rd_uleb(r);
-
-		if (r->bad || (!at && !form))
-			return n;
-		if (form == DW_FORM_implicit_const)
-			rd_sleb(r);
-		n++;
-	}
-}
-
 /*
  * Read the unit's abbreviation table into @cu: all of it, or with @want, up
  * to the abbreviation of that code and only it.
@@ -312,7 +305,7 @@ static int cu_init(struct dr_cu *cu, const struct dr_sections *secs, const struc
 	while ((code = rd_uleb(&r2)) != 0 && !r2.bad) {
 		if (code > MAX_ABBREV_CODE)
 			return -EINVAL;
-		n = abbrev_skip(&r2);
+		n = abbrev_skip(&r2, 0, NULL);
 		if (want && code != want)
 			continue;
 		if (code > max_code)
@@ -336,7 +329,7 @@ static int cu_init(struct dr_cu *cu, const struct dr_sections *secs, const struc
 		struct dr_abbrev *ab;
 
 		if (want && code != want) {
-			abbrev_skip(&r);
+			abbrev_skip(&r, 0, NULL);
 			continue;
 		}
 		ab = &cu->abbrevs[code];
@@ -571,7 +564,9 @@ const struct dr_attr *dr_die__attr(const struct dr_die *die, uint16_t at)
 
 	if (!die->ab)
 		return NULL;
-	if (at < DR_AT_INDEXED && die->ab->nr_specs < UINT8_MAX) {
+	/* (a DIE's abbreviation has at most DR_MAX_ATTRS specs: all indexed) */
+	_Static_assert(DR_MAX_ATTRS < UINT8_MAX, "dr_abbrev.idx holds spec indexes");
+	if (at < DR_AT_INDEXED) {
 		if (!die->ab->idx[at])
 			return NULL;
 		i = die->ab->idx[at] - 1;
