@@ -32,6 +32,7 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -53,6 +54,18 @@
 #define MAX_DIE_DEPTH 512
 #define MAX_PARAM_OPS 8
 
+/*
+ * A debug section read straight from libelf's read-only private mapping of
+ * the file (not a decompressed or relocated copy), whose pages can thus be
+ * dropped from the resident set with MADV_DONTNEED: they come back from the
+ * file if read again. Pages before .released are dropped.
+ */
+struct mapped_section {
+	const struct dr_section *sec;
+	bool mapped;
+	uint64_t released;
+};
+
 struct dwarf_loader {
 	const char *path;
 	int fd;
@@ -64,10 +77,9 @@ struct dwarf_loader {
 	uint8_t *reloc_copies[8];
 	unsigned int nr_reloc_copies;
 	size_t sec_index[8]; /* ELF section index of each dr_sections member */
-	/* .debug_info is the file mapping itself, and below this it is released
-	 * (collector only) */
-	bool info_mapped;
-	uint64_t info_released;
+	/* sections released as the units that read them are done (collector
+	 * only, see dwarf_loader__release_cu) */
+	struct mapped_section rel_info, rel_abbrev, rel_loc, rel_loclists;
 	struct dr_unit *units; /* read-only after __new */
 	bool *cu_excluded;
 	unsigned int nr_cus;
@@ -83,7 +95,12 @@ struct dwarf_loader {
 	/* ABI registers holding the first parameters (DW_OP_regN) */
 	const int *param_regs;
 	int nr_param_regs;
+	/* loaders between units, kept for their buffers (loader_take) */
+	pthread_mutex_t idle_lock;
+	struct cu_loader *idle; /* under idle_lock */
 };
+
+static void loaders_free(struct dwarf_loader *dl);
 
 struct type_unit {
 	uint64_t signature;
@@ -490,8 +507,41 @@ static int type_unit_cmp(const void *a, const void *b)
 }
 
 /* every unit header of @secs' "info" section (@name in messages) into *@units */
+/* the index releases .debug_info in steps of this many bytes */
+#define INDEX_RELEASE_STEP (4u << 20)
+
+static void section_map_init(struct mapped_section *ms, const struct dr_section *sec,
+			     const char *raw, size_t raw_size)
+{
+	ms->sec = sec;
+	ms->mapped = raw && sec->data && sec->data >= (const uint8_t *)raw &&
+		     sec->data + sec->size <= (const uint8_t *)raw + raw_size;
+	ms->released = 0;
+}
+
+/*
+ * Drop the section's pages from the one holding .released to the one
+ * holding @to (excluded), and move .released to @to: the caller is done
+ * with every byte before @to. Offsets below .released are done already.
+ */
+static void section_release(struct mapped_section *ms, uint64_t to)
+{
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), start, end;
+
+	if (!ms->mapped || to <= ms->released)
+		return;
+	if (to > ms->sec->size)
+		to = ms->sec->size;
+	start = ((uintptr_t)ms->sec->data + ms->released) & ~(page - 1);
+	end = ((uintptr_t)ms->sec->data + to) & ~(page - 1);
+	if (end > start)
+		madvise((void *)start, end - start, MADV_DONTNEED);
+	ms->released = to;
+}
+
+/* the unit headers of a section; @ms: release its pages as it goes, or NULL */
 static int units_read(struct dwarf_loader *dl, const struct dr_sections *secs, const char *name,
-		      struct dr_unit **units, unsigned int *nr)
+		      struct mapped_section *ms, struct dr_unit **units, unsigned int *nr)
 {
 	uint64_t off = 0;
 	uint32_t cap = 0;
@@ -511,6 +561,8 @@ static int units_read(struct dwarf_loader *dl, const struct dr_sections *secs, c
 		if (d2b_grow(units, &cap, (uint64_t)*nr + 1, sizeof(**units)))
 			return -ENOMEM;
 		(*units)[(*nr)++] = u;
+		if (ms && at > ms->released + INDEX_RELEASE_STEP)
+			section_release(ms, at);
 	}
 }
 
@@ -526,7 +578,8 @@ static int loader_index_type_units(struct dwarf_loader *dl)
 	int ret;
 
 	if (dl->types_secs.info.data) {
-		ret = units_read(dl, &dl->types_secs, ".debug_types", &dl->tunits, &dl->nr_tunits);
+		ret = units_read(dl, &dl->types_secs, ".debug_types", NULL, &dl->tunits,
+				 &dl->nr_tunits);
 		if (ret)
 			return ret;
 	}
@@ -560,9 +613,10 @@ static int loader_index_units(struct dwarf_loader *dl)
 	unsigned int i;
 	int ret;
 
-	ret = units_read(dl, &dl->secs, ".debug_info", &dl->units, &dl->nr_cus);
+	ret = units_read(dl, &dl->secs, ".debug_info", &dl->rel_info, &dl->units, &dl->nr_cus);
 	if (ret)
 		return ret;
+	dl->rel_info.released = 0; /* the unit DIEs next, from the start */
 	dl->cu_excluded = calloc(dl->nr_cus ? dl->nr_cus : 1, sizeof(bool));
 	if (!dl->cu_excluded)
 		return -ENOMEM;
@@ -592,6 +646,9 @@ static int loader_index_units(struct dwarf_loader *dl)
 			dr_cu__release(&cu);
 			return ret;
 		}
+		/* a few MiB at a time: the index reads only the units' first bytes */
+		if (dl->units[i].off > dl->rel_info.released + INDEX_RELEASE_STEP)
+			section_release(&dl->rel_info, dl->units[i].off);
 		if (die->ab->tag != DW_TAG_compile_unit)
 			dl->cu_excluded[i] = true;
 		else if (dl->conf->lang_exclude && (a = dr_die__attr(die, DW_AT_language)) &&
@@ -617,6 +674,7 @@ struct dwarf_loader *dwarf_loader__new(const char *path, const struct d2b_conf *
 		return NULL;
 	}
 	dl->fd = -1;
+	pthread_mutex_init(&dl->idle_lock, NULL);
 	dl->path = path;
 	dl->conf = conf;
 	dl->fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -648,12 +706,18 @@ struct dwarf_loader *dwarf_loader__new(const char *path, const struct d2b_conf *
 		*err = -EFBIG;
 		goto out_free;
 	}
+	raw = elf_rawfile(dl->elf, &raw_size);
+	section_map_init(&dl->rel_info, &dl->secs.info, raw, raw_size);
 	*err = loader_index_units(dl);
 	if (*err)
 		goto out_free;
-	raw = elf_rawfile(dl->elf, &raw_size);
-	dl->info_mapped = !dl->nr_reloc_copies && raw && dl->secs.info.data >= (const uint8_t *)raw &&
-			  dl->secs.info.data + dl->secs.info.size <= (const uint8_t *)raw + raw_size;
+	/* the index read every unit's header, and the kernel mapped the pages
+	 * around each: they go until a worker reads the unit */
+	section_release(&dl->rel_info, dl->secs.info.size);
+	section_map_init(&dl->rel_info, &dl->secs.info, raw, raw_size);
+	section_map_init(&dl->rel_abbrev, &dl->secs.abbrev, raw, raw_size);
+	section_map_init(&dl->rel_loc, &dl->secs.loc, raw, raw_size);
+	section_map_init(&dl->rel_loclists, &dl->secs.loclists, raw, raw_size);
 	return dl;
 
 out_free:
@@ -675,29 +739,35 @@ void dwarf_loader__free(struct dwarf_loader *dl)
 	free(dl->tunits);
 	free(dl->sigs);
 	free(dl->cu_excluded);
+	loaders_free(dl);
+	pthread_mutex_destroy(&dl->idle_lock);
 	free(dl);
 }
 
 /*
- * .debug_info is read through libelf's read-only private mapping of the file,
- * so its pages can be dropped with MADV_DONTNEED and come back from the file
- * on a later access. Units are emitted in order and workers only read units
- * after the last emitted one, so everything before the end of unit @id
- * (rounded down to a page) is no longer in use. A decompressed or relocated
- * copy is ordinary memory and is left alone.
+ * Units are emitted in order and workers only read units after the last
+ * emitted one, so once unit @cu is emitted, .debug_info up to its end is
+ * done with, and so are .debug_abbrev up to the next unit's table and the
+ * location lists up to the furthest one @cu read: units lay these out in
+ * their own order, and were one not to, a page dropped too early is only
+ * read again from the file.
  */
-void dwarf_loader__release_cu(struct dwarf_loader *dl, unsigned int id)
+void dwarf_loader__release_cu(struct dwarf_loader *dl, const struct cu *cu)
 {
-	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), start, end;
-	const uint8_t *base = dl->secs.info.data;
+	unsigned int id = cu->id;
 
-	if (!dl->info_mapped || id >= dl->nr_cus)
+	if (id >= dl->nr_cus)
 		return;
-	start = ((uintptr_t)base + dl->info_released + page - 1) & ~(page - 1);
-	end = ((uintptr_t)base + dl->units[dl->merged ? dl->nr_cus - 1 : id].end) & ~(page - 1);
-	if (end > start)
-		madvise((void *)start, end - start, MADV_DONTNEED);
-	dl->info_released = dl->units[id].end;
+	if (dl->merged) {
+		section_release(&dl->rel_info, dl->secs.info.size);
+		section_release(&dl->rel_abbrev, dl->secs.abbrev.size);
+	} else {
+		section_release(&dl->rel_info, dl->units[id].end);
+		section_release(&dl->rel_abbrev, id + 1 < dl->nr_cus ? dl->units[id + 1].abbrev_off
+								     : dl->secs.abbrev.size);
+	}
+	section_release(&dl->rel_loc, cu->loc_end[0]);
+	section_release(&dl->rel_loclists, cu->loc_end[1]);
 }
 
 void dwarf_loader__str_section(const struct dwarf_loader *dl, const char **data, size_t *size)
@@ -728,8 +798,9 @@ struct vec {
 };
 
 struct cu_loader {
+	/* per unit: zeroed by loader_take() */
 	struct dwarf_loader *dl;
-	struct cu *cu;
+	struct cu *cu; /* &work */
 	struct dr_cu *dc; /* the unit being walked */
 	struct dr_cu *dcs; /* one per unit when merged, else just one */
 	uint8_t *dc_state; /* of dcs[]: 0 unset, 1 ready, 2 bad abbrevs, 3 bad unit DIE */
@@ -742,7 +813,6 @@ struct cu_loader {
 	uint8_t *tu_queued;
 	/* skeleton type DIEs (DW_AT_signature): key -> the type unit type's key */
 	uint32_t *aliases, nr_aliases, cap_aliases;
-	uint32_t cap_types, cap_members, cap_enums, cap_params, cap_annots, cap_funcs, cap_vars;
 	uint32_t nr_members, nr_enums, nr_params, nr_annots;
 	/* DIE offset (CU-relative) -> types[] index, open addressing */
 	uint32_t *map_keys, *map_vals, map_cap, map_nr;
@@ -753,11 +823,20 @@ struct cu_loader {
 	int depth;
 	bool too_deep;
 	struct dr_die tmp; /* scratch for attribute integration */
-	/* reused from scope to scope, not allocated for each (see scope_enter,
-	 * vec_take): the child DIE of each depth, and a stack of vectors */
+
+	/*
+	 * Kept from unit to unit (see loader_take), so that a worker grows
+	 * its buffers once, to its biggest unit, rather than for every unit:
+	 * the CU being built, whose arrays cu_pack() copies out at their exact
+	 * size; the child DIE of each depth (scope_enter); a stack of vectors
+	 * (vec_take).
+	 */
+	struct cu work;
+	uint32_t cap_types, cap_members, cap_enums, cap_params, cap_annots, cap_funcs, cap_vars;
 	struct dr_die *scope_dies[MAX_DIE_DEPTH + 1];
 	struct vec **vecs;
 	uint32_t nr_vecs, cap_vecs;
+	struct cu_loader *next_idle; /* in dl->idle */
 };
 
 /* the map key of the DIE at @off in the unit being walked */
@@ -1355,6 +1434,7 @@ struct param_reg_walk {
 	int expected;
 	int loc;
 	int reg;
+	const uint8_t *end; /* of the furthest expression read */
 };
 
 static int param_reg_expr(void *ctx, const uint8_t *expr, size_t len)
@@ -1364,6 +1444,8 @@ static int param_reg_expr(void *ctx, const uint8_t *expr, size_t len)
 	int n;
 
 	w->loc++;
+	if (expr + len > w->end)
+		w->end = expr + len;
 	n = dr_expr__decode(w->dc, expr, len, ops, MAX_PARAM_OPS);
 	if (n < 0)
 		return -1; /* libdw stops at an expression it cannot decode */
@@ -1385,6 +1467,21 @@ static int param_reg_expr(void *ctx, const uint8_t *expr, size_t len)
 	return w->reg == w->expected;
 }
 
+/* @end, if in a location list section, is how far the unit read it */
+static void loc_note(struct cu_loader *l, const uint8_t *end)
+{
+	const struct dr_section *secs[2] = { &l->dl->secs.loc, &l->dl->secs.loclists };
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		const struct dr_section *sec = secs[i];
+
+		if (sec->data && end > sec->data && end <= sec->data + sec->size &&
+		    (uint64_t)(end - sec->data) > l->cu->loc_end[i])
+			l->cu->loc_end[i] = end - sec->data;
+	}
+}
+
 static void param_analyze(struct cu_loader *l, const struct dr_die *die, int idx,
 			  struct cu_param *p)
 {
@@ -1397,6 +1494,7 @@ static void param_analyze(struct cu_loader *l, const struct dr_die *die, int idx
 	dr_attr__for_each_location(l->dc, a, param_reg_expr, &w);
 	if (w.reg >= 0 && w.reg != w.expected)
 		p->unexpected_reg = true;
+	loc_note(l, w.end);
 }
 
 /* a subprogram being read: its own parameters and annotations */
@@ -2022,6 +2120,149 @@ static int type_units_walk(struct cu_loader *l, struct dr_die *tu_die)
 	return err;
 }
 
+static void cu_arrays_free(struct cu *cu)
+{
+	free(cu->types);
+	free(cu->members);
+	free(cu->enumerators);
+	free(cu->params);
+	free(cu->annots);
+	free(cu->funcs);
+	free(cu->vars);
+}
+
+/*
+ * A loader for the next unit: an idle one, with the buffers it grew for
+ * earlier units, or a new one. Each worker thus keeps about one loader;
+ * they go when the dwarf_loader does.
+ */
+static struct cu_loader *loader_take(struct dwarf_loader *dl)
+{
+	struct cu_loader *l;
+	struct cu work;
+
+	pthread_mutex_lock(&dl->idle_lock);
+	l = dl->idle;
+	if (l)
+		dl->idle = l->next_idle;
+	pthread_mutex_unlock(&dl->idle_lock);
+	if (!l && !(l = calloc(1, sizeof(*l))))
+		return NULL;
+	memset(l, 0, offsetof(struct cu_loader, work));
+	work = (struct cu){
+		.types = l->work.types,
+		.members = l->work.members,
+		.enumerators = l->work.enumerators,
+		.params = l->work.params,
+		.annots = l->work.annots,
+		.funcs = l->work.funcs,
+		.vars = l->work.vars,
+	};
+	l->work = work;
+	l->nr_vecs = 0;
+	l->dl = dl;
+	l->cu = &l->work;
+	l->addr_size = 8;
+	return l;
+}
+
+/* the per-unit allocations go, the loader waits for the next unit */
+static void loader_give(struct dwarf_loader *dl, struct cu_loader *l)
+{
+	free(l->dcs);
+	free(l->dc_state);
+	free(l->tu_queue);
+	free(l->tu_queued);
+	free(l->aliases);
+	free(l->map_keys);
+	free(l->map_vals);
+	pthread_mutex_lock(&dl->idle_lock);
+	l->next_idle = dl->idle;
+	dl->idle = l;
+	pthread_mutex_unlock(&dl->idle_lock);
+}
+
+static void loader_destroy(struct cu_loader *l)
+{
+	uint32_t i;
+
+	for (i = 0; i <= MAX_DIE_DEPTH; i++)
+		free(l->scope_dies[i]);
+	for (i = 0; i < l->cap_vecs && l->vecs[i]; i++) {
+		free(l->vecs[i]->data);
+		free(l->vecs[i]);
+	}
+	free(l->vecs);
+	cu_arrays_free(&l->work);
+	free(l);
+}
+
+static void loaders_free(struct dwarf_loader *dl)
+{
+	while (dl->idle) {
+		struct cu_loader *l = dl->idle;
+
+		dl->idle = l->next_idle;
+		loader_destroy(l);
+	}
+}
+
+/*
+ * An array of the CU built in @src (@nr items of @sz bytes, capacity *@cap)
+ * to *@dst at its exact size. Units wait in the emit window, so copying
+ * them out keeps what they hold small; an array over CU_PACK_COPY_MAX (the
+ * one merged CU of an LTO kernel) is handed over instead, not held twice.
+ */
+#define CU_PACK_COPY_MAX (4u << 20)
+
+static int cu_pack_array(void *dst, void *src, uint32_t *cap, uint32_t nr, size_t sz)
+{
+	void **d = dst, **s = src, *shrunk;
+	size_t bytes = (size_t)nr * sz;
+
+	*d = NULL;
+	if (!nr)
+		return 0;
+	if (bytes > CU_PACK_COPY_MAX) {
+		shrunk = realloc(*s, bytes);
+		*d = shrunk ? shrunk : *s;
+		*s = NULL;
+		*cap = 0;
+		return 0;
+	}
+	*d = malloc(bytes);
+	if (!*d)
+		return -ENOMEM;
+	memcpy(*d, *s, bytes);
+	return 0;
+}
+
+/* the CU built in l->work, as a struct cu of its own */
+static int cu_pack(struct cu_loader *l, struct cu **cup)
+{
+	struct cu *w = &l->work, *cu = malloc(sizeof(*cu));
+
+	if (!cu)
+		return -ENOMEM;
+	*cu = *w;
+	if (cu_pack_array(&cu->types, &w->types, &l->cap_types, w->nr_types, sizeof(*w->types)) ||
+	    cu_pack_array(&cu->members, &w->members, &l->cap_members, l->nr_members,
+			  sizeof(*w->members)) ||
+	    cu_pack_array(&cu->enumerators, &w->enumerators, &l->cap_enums, l->nr_enums,
+			  sizeof(*w->enumerators)) ||
+	    cu_pack_array(&cu->params, &w->params, &l->cap_params, l->nr_params,
+			  sizeof(*w->params)) ||
+	    cu_pack_array(&cu->annots, &w->annots, &l->cap_annots, l->nr_annots,
+			  sizeof(*w->annots)) ||
+	    cu_pack_array(&cu->funcs, &w->funcs, &l->cap_funcs, w->nr_funcs, sizeof(*w->funcs)) ||
+	    cu_pack_array(&cu->vars, &w->vars, &l->cap_vars, w->nr_vars, sizeof(*w->vars))) {
+		cu__free(cu);
+		return -ENOMEM;
+	}
+	*cup = cu;
+	return 0;
+}
+
 int dwarf_loader__load_cu(struct dwarf_loader *dl, unsigned int id, struct cu **cup)
 {
 	unsigned int i, first = id, last = id + 1, nr_dcs = 1;
@@ -2034,13 +2275,10 @@ int dwarf_loader__load_cu(struct dwarf_loader *dl, unsigned int id, struct cu **
 		first = 0;
 		last = nr_dcs = dl->nr_cus;
 	}
-	l = calloc(1, sizeof(*l));
-	cu = calloc(1, sizeof(*cu));
-	if (!l || !cu)
-		goto out_free;
-	l->dl = dl;
-	l->cu = cu;
-	l->addr_size = 8;
+	l = loader_take(dl);
+	if (!l)
+		return -ENOMEM;
+	cu = l->cu;
 	cu->id = id;
 	cu->off = dl->units[id].die_off;
 	cu->excluded = !dl->merged && dl->cu_excluded[id];
@@ -2073,9 +2311,7 @@ int dwarf_loader__load_cu(struct dwarf_loader *dl, unsigned int id, struct cu **
 	if (err)
 		goto out_warn;
 out_done:
-	*cup = cu;
-	cu = NULL;
-	err = 0;
+	err = cu_pack(l, cup);
 	goto out_free;
 
 out_warn:
@@ -2102,27 +2338,10 @@ out_warn:
 			l->err_die, strerror(-err));
 out_free:
 	free(cu_die);
-	if (l) {
-		for (i = 0; l->dc_state && i < nr_dcs; i++)
-			if (l->dc_state[i] == 1 || l->dc_state[i] == 3)
-				dr_cu__release(&l->dcs[i]);
-		free(l->dcs);
-		free(l->dc_state);
-		free(l->tu_queue);
-		free(l->tu_queued);
-		free(l->aliases);
-		free(l->map_keys);
-		free(l->map_vals);
-		for (i = 0; i <= MAX_DIE_DEPTH; i++)
-			free(l->scope_dies[i]);
-		for (i = 0; i < l->cap_vecs && l->vecs[i]; i++) {
-			free(l->vecs[i]->data);
-			free(l->vecs[i]);
-		}
-		free(l->vecs);
-	}
-	free(l);
-	cu__free(cu);
+	for (i = 0; l->dc_state && i < nr_dcs; i++)
+		if (l->dc_state[i] == 1 || l->dc_state[i] == 3)
+			dr_cu__release(&l->dcs[i]);
+	loader_give(dl, l);
 	return err;
 }
 
@@ -2130,12 +2349,6 @@ void cu__free(struct cu *cu)
 {
 	if (!cu)
 		return;
-	free(cu->types);
-	free(cu->members);
-	free(cu->enumerators);
-	free(cu->params);
-	free(cu->annots);
-	free(cu->funcs);
-	free(cu->vars);
+	cu_arrays_free(cu);
 	free(cu);
 }

@@ -122,6 +122,8 @@ struct cu {
 	/* first types[] index of base type "int", 0 if none; CU has arrays */
 	uint32_t int_type;
 	bool has_arrays;
+	/* how far the unit read .debug_loc [0] and .debug_loclists [1] */
+	uint64_t loc_end[2];
 };
 
 /*
@@ -147,11 +149,11 @@ void dwarf_loader__str_section(const struct dwarf_loader *dl, const char **data,
 int dwarf_loader__load_cu(struct dwarf_loader *dl, unsigned int id, struct cu **cup);
 
 /*
- * Units 0..@id are done: their .debug_info pages may leave the process's
- * resident set (they are re-read from the file if ever touched again).
- * Call in id order, from one thread (the collector).
+ * Units 0..@cu->id are done: the pages of the debug sections they read may
+ * leave the process's resident set (they are read again from the file if
+ * ever touched again). Call in id order, from one thread (the collector).
  */
-void dwarf_loader__release_cu(struct dwarf_loader *dl, unsigned int id);
+void dwarf_loader__release_cu(struct dwarf_loader *dl, const struct cu *cu);
 void cu__free(struct cu *cu);
 
 #endif /* DWARF_LOADER_H */

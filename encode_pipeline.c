@@ -114,8 +114,8 @@ static int run_emit(void *ctx, unsigned int id, void *unit)
 	struct run *r = ctx;
 	int err = btf_encoder__encode_cu(r->enc, unit);
 
+	dwarf_loader__release_cu(r->dl, unit);
 	cu__free(unit);
-	dwarf_loader__release_cu(r->dl, id);
 	return err;
 }
 
