@@ -1331,19 +1331,21 @@ static int member_add(struct cu_loader *l, const struct dr_die *die, struct vec 
 {
 	struct cu_member m = {};
 	const struct dr_attr *a;
+	uint32_t bits;
 	int64_t sv;
 	uint64_t v;
 
 	m.name = attr_name(l, die);
 	m.type = rel_ref(l, die, DW_AT_type);
-	m.bitfield_size = (uint32_t)attr_udata(l, die, DW_AT_bit_size, 0);
+	bits = (uint32_t)attr_udata(l, die, DW_AT_bit_size, 0);
+	m.bitfield_size = bits > 0xffff ? 0xffff : (uint16_t)bits;
 	if ((a = dr_die__attr(die, DW_AT_data_bit_offset)) && !dr_attr__udata(l->dc, a, &v)) {
-		m.bit_offset = v;
+		m.bit_offset = (uint32_t)v;
 	} else {
-		m.bit_offset = member_byte_offset(l, die) * 8;
+		m.bit_offset = (uint32_t)(member_byte_offset(l, die) * 8);
 		if ((a = dr_die__attr(die, DW_AT_bit_offset)) && !dr_attr__sdata(l->dc, a, &sv)) {
 			m.has_dw4_bit_offset = true;
-			m.dw4_bit_offset = sv;
+			m.dw4_bit_offset = (uint32_t)sv;
 		}
 	}
 	return vec_push(members, &m, sizeof(m));
@@ -1939,14 +1941,13 @@ static int cu_resolve(struct cu_loader *l)
 
 	for (i = 0; i < l->nr_members; i++) {
 		struct cu_member *m = &cu->members[i];
-		int64_t bits;
+		uint32_t bits;
 
 		if (!m->has_dw4_bit_offset)
 			continue;
 		/* DWARF <= 4: bit_offset counts from the MSB of the member's storage */
-		bits = (int64_t)type_size(cu, m->type, l->addr_size, 0) * 8;
-		m->bit_offset = (uint64_t)((int64_t)m->bit_offset + bits - m->dw4_bit_offset -
-					   (int64_t)m->bitfield_size);
+		bits = (uint32_t)(type_size(cu, m->type, l->addr_size, 0) * 8);
+		m->bit_offset = m->bit_offset + bits - m->dw4_bit_offset - m->bitfield_size;
 	}
 	for (i = 0; i < cu->nr_vars; i++)
 		cu->vars[i].size = type_size(cu, cu->vars[i].type, l->addr_size, 0);
@@ -2207,58 +2208,75 @@ static void loaders_free(struct dwarf_loader *dl)
 	}
 }
 
-/*
- * An array of the CU built in @src (@nr items of @sz bytes, capacity *@cap)
- * to *@dst at its exact size. Units wait in the emit window, so copying
- * them out keeps what they hold small; an array over CU_PACK_COPY_MAX (the
- * one merged CU of an LTO kernel) is handed over instead, not held twice.
- */
-#define CU_PACK_COPY_MAX (4u << 20)
-
-static int cu_pack_array(void *dst, void *src, uint32_t *cap, uint32_t nr, size_t sz)
+static void *cu_pack_place(char **p, const void *src, size_t bytes)
 {
-	void **d = dst, **s = src, *shrunk;
-	size_t bytes = (size_t)nr * sz;
+	void *dst = *p;
 
-	*d = NULL;
-	if (!nr)
-		return 0;
-	if (bytes > CU_PACK_COPY_MAX) {
-		shrunk = realloc(*s, bytes);
-		*d = shrunk ? shrunk : *s;
-		*s = NULL;
-		*cap = 0;
-		return 0;
-	}
-	*d = malloc(bytes);
-	if (!*d)
-		return -ENOMEM;
-	memcpy(*d, *s, bytes);
-	return 0;
+	if (!bytes)
+		return NULL;
+	memcpy(dst, src, bytes);
+	*p += bytes;
+	return dst;
 }
 
-/* the CU built in l->work, as a struct cu of its own */
+/*
+ * The CU built in l->work, as a struct cu of its own. Loaded units wait in
+ * the emit window, so each is copied out at its exact size into one block
+ * (the struct, then its arrays): the worker's buffers grow once, and units
+ * come and go from the malloc arena as single blocks. The one merged CU of
+ * an LTO kernel, which can be hundreds of MiB, is not held twice: it takes
+ * the buffers themselves.
+ */
 static int cu_pack(struct cu_loader *l, struct cu **cup)
 {
-	struct cu *w = &l->work, *cu = malloc(sizeof(*cu));
+	struct cu *w = &l->work, *cu;
+	size_t bytes[7] = {
+		(size_t)w->nr_types * sizeof(*w->types),
+		(size_t)l->nr_members * sizeof(*w->members),
+		(size_t)l->nr_enums * sizeof(*w->enumerators),
+		(size_t)l->nr_params * sizeof(*w->params),
+		(size_t)l->nr_annots * sizeof(*w->annots),
+		(size_t)w->nr_funcs * sizeof(*w->funcs),
+		(size_t)w->nr_vars * sizeof(*w->vars),
+	};
+	size_t total = sizeof(*cu);
+	char *p;
+	int i;
 
+	/* each array starts 8-aligned after the struct */
+	_Static_assert(sizeof(struct cu) % 8 == 0 && sizeof(struct cu_type) % 8 == 0 &&
+			       sizeof(struct cu_member) % 8 == 0 &&
+			       sizeof(struct cu_enumerator) % 8 == 0 &&
+			       sizeof(struct cu_param) % 8 == 0 &&
+			       sizeof(struct cu_annot) % 8 == 0 &&
+			       sizeof(struct cu_func) % 8 == 0 && sizeof(struct cu_var) % 8 == 0,
+		       "cu arrays packed 8-aligned");
+	if (l->dl->merged) {
+		cu = malloc(sizeof(*cu));
+		if (!cu)
+			return -ENOMEM;
+		*cu = *w;
+		cu->own_arrays = true;
+		memset(w, 0, sizeof(*w));
+		l->cap_types = l->cap_members = l->cap_enums = l->cap_params = 0;
+		l->cap_annots = l->cap_funcs = l->cap_vars = 0;
+		*cup = cu;
+		return 0;
+	}
+	for (i = 0; i < 7; i++)
+		total += bytes[i];
+	cu = malloc(total);
 	if (!cu)
 		return -ENOMEM;
 	*cu = *w;
-	if (cu_pack_array(&cu->types, &w->types, &l->cap_types, w->nr_types, sizeof(*w->types)) ||
-	    cu_pack_array(&cu->members, &w->members, &l->cap_members, l->nr_members,
-			  sizeof(*w->members)) ||
-	    cu_pack_array(&cu->enumerators, &w->enumerators, &l->cap_enums, l->nr_enums,
-			  sizeof(*w->enumerators)) ||
-	    cu_pack_array(&cu->params, &w->params, &l->cap_params, l->nr_params,
-			  sizeof(*w->params)) ||
-	    cu_pack_array(&cu->annots, &w->annots, &l->cap_annots, l->nr_annots,
-			  sizeof(*w->annots)) ||
-	    cu_pack_array(&cu->funcs, &w->funcs, &l->cap_funcs, w->nr_funcs, sizeof(*w->funcs)) ||
-	    cu_pack_array(&cu->vars, &w->vars, &l->cap_vars, w->nr_vars, sizeof(*w->vars))) {
-		cu__free(cu);
-		return -ENOMEM;
-	}
+	p = (char *)(cu + 1);
+	cu->types = cu_pack_place(&p, w->types, bytes[0]);
+	cu->members = cu_pack_place(&p, w->members, bytes[1]);
+	cu->enumerators = cu_pack_place(&p, w->enumerators, bytes[2]);
+	cu->params = cu_pack_place(&p, w->params, bytes[3]);
+	cu->annots = cu_pack_place(&p, w->annots, bytes[4]);
+	cu->funcs = cu_pack_place(&p, w->funcs, bytes[5]);
+	cu->vars = cu_pack_place(&p, w->vars, bytes[6]);
 	*cup = cu;
 	return 0;
 }
@@ -2349,6 +2367,7 @@ void cu__free(struct cu *cu)
 {
 	if (!cu)
 		return;
-	cu_arrays_free(cu);
+	if (cu->own_arrays)
+		cu_arrays_free(cu);
 	free(cu);
 }

@@ -58,10 +58,14 @@ struct cu_type {
 struct cu_member {
 	const char *name;
 	uint32_t type;
-	uint32_t bitfield_size;
-	uint64_t bit_offset;
-	/* DWARF <= 4 DW_AT_bit_offset, converted once type sizes are known */
-	int64_t dw4_bit_offset;
+	/* modulo 2^32, as BTF stores it (btf__add_field takes a __u32) */
+	uint32_t bit_offset;
+	/* DWARF <= 4 DW_AT_bit_offset (modulo 2^32), converted once type sizes
+	 * are known */
+	uint32_t dw4_bit_offset;
+	/* DW_AT_bit_size; 0xffff for any larger size, which BTF (255 at most)
+	 * rejects all the same */
+	uint16_t bitfield_size;
 	bool has_dw4_bit_offset;
 };
 
@@ -124,6 +128,8 @@ struct cu {
 	bool has_arrays;
 	/* how far the unit read .debug_loc [0] and .debug_loclists [1] */
 	uint64_t loc_end[2];
+	/* the arrays are allocated apart, not in the struct's own block */
+	bool own_arrays;
 };
 
 /*
