@@ -51,10 +51,10 @@ struct emit_ordered_ops {
  * (bench/tune.sh; Documentation/performance.md, "Window").
  */
 #ifndef EMIT_ORDERED_WINDOW_BASE
-#define EMIT_ORDERED_WINDOW_BASE 0
+#define EMIT_ORDERED_WINDOW_BASE 4
 #endif
 #ifndef EMIT_ORDERED_WINDOW_PER_JOB
-#define EMIT_ORDERED_WINDOW_PER_JOB 4
+#define EMIT_ORDERED_WINDOW_PER_JOB 2
 #endif
 
 static inline unsigned int emit_ordered_window(unsigned int nr_jobs)
