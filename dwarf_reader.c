@@ -69,7 +69,7 @@ static inline uint64_t rd_fixed(struct rd *r, unsigned int n)
 	return v;
 }
 
-static uint64_t rd_uleb(struct rd *r)
+static __attribute__((noinline)) uint64_t rd_uleb_long(struct rd *r)
 {
 	uint64_t v = 0;
 	unsigned int shift = 0;
@@ -88,6 +88,14 @@ static uint64_t rd_uleb(struct rd *r)
 		if (!(b & 0x80))
 			return v;
 	}
+}
+
+/* most LEB128 values in DWARF (codes, attributes, forms) fit in one byte */
+static inline uint64_t rd_uleb(struct rd *r)
+{
+	if (__builtin_expect(r->p < r->end && !r->bad && *r->p < 0x80, 1))
+		return *r->p++;
+	return rd_uleb_long(r);
 }
 
 static int64_t rd_sleb(struct rd *r)
@@ -300,9 +308,14 @@ static int cu_init(struct dr_cu *cu, const struct dr_sections *secs, const struc
 	memset(cu, 0, sizeof(*cu));
 	cu->secs = secs;
 	cu->unit = unit;
-	/* pass 1: sizes */
+	/* pass 1: sizes (and where @want is: pass 2 starts there) */
 	r2 = r;
-	while ((code = rd_uleb(&r2)) != 0 && !r2.bad) {
+	for (;;) {
+		struct rd entry = r2;
+
+		code = rd_uleb(&r2);
+		if (!code || r2.bad)
+			break;
 		if (code > MAX_ABBREV_CODE)
 			return -EINVAL;
 		n = abbrev_skip(&r2, 0, NULL);
@@ -311,8 +324,10 @@ static int cu_init(struct dr_cu *cu, const struct dr_sections *secs, const struc
 		if (code > max_code)
 			max_code = code;
 		nr_specs += n;
-		if (want)
+		if (want) {
+			r = entry;
 			break;
+		}
 	}
 	if (r2.bad || (want && max_code != want))
 		return -EINVAL;
