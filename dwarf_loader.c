@@ -895,19 +895,12 @@ static uint32_t sig_ref(struct cu_loader *l, struct dr_cu *acu, const struct dr_
 static const struct dr_attr *attr_integrate(struct cu_loader *l, const struct dr_die *die,
 					    uint16_t at, struct dr_cu **acu)
 {
-	const struct dr_attr *a = dr_die__attr_integrate(l->dc, die, at, &l->tmp, acu);
-	struct dr_cu *dc;
-	uint64_t off;
+	bool bad_ref = false;
+	const struct dr_attr *a = dr_die__attr_integrate(l->dc, die, at, &l->tmp, acu, &bad_ref);
 
-	if (a || l->bad_ref_die)
-		return a;
-	a = dr_die__attr(die, DW_AT_abstract_origin);
-	if (!a)
-		a = dr_die__attr(die, DW_AT_specification);
-	if (a && (dr_attr__ref(l->dc, a, &off) || !(dc = dr_cu__of(l->dc, off)) ||
-		  dr_die__at(dc, off, &l->tmp) != 1))
+	if (bad_ref && !l->bad_ref_die)
 		l->bad_ref_die = die->off;
-	return NULL;
+	return a;
 }
 
 /* the key of the DIE @at refers to (through origin/specification), 0 if none */

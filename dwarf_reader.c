@@ -611,7 +611,8 @@ struct dr_cu *dr_cu__of(struct dr_cu *cu, uint64_t off)
 }
 
 const struct dr_attr *dr_die__attr_integrate(struct dr_cu *cu, const struct dr_die *die,
-					     uint16_t at, struct dr_die *tmp, struct dr_cu **acu)
+					     uint16_t at, struct dr_die *tmp, struct dr_cu **acu,
+					     bool *bad_ref)
 {
 	const struct dr_die *d = die;
 	int chain;
@@ -628,9 +629,14 @@ const struct dr_attr *dr_die__attr_integrate(struct dr_cu *cu, const struct dr_d
 		a = dr_die__attr(d, DW_AT_abstract_origin);
 		if (!a)
 			a = dr_die__attr(d, DW_AT_specification);
-		if (!a || dr_attr__ref(cu, a, &off) || !(cu = dr_cu__of(cu, off)) ||
-		    dr_die__at(cu, off, tmp) != 1)
+		if (!a)
 			return NULL;
+		if (dr_attr__ref(cu, a, &off) || !(cu = dr_cu__of(cu, off)) ||
+		    dr_die__at(cu, off, tmp) != 1) {
+			if (!chain)
+				*bad_ref = true;
+			return NULL;
+		}
 		d = tmp;
 	}
 	return NULL;

@@ -133,9 +133,11 @@ const struct dr_attr *dr_die__attr(const struct dr_die *die, uint16_t at);
  * DW_AT_specification, as libdw's dwarf_attr_integrate() does. @tmp holds
  * the DIE the attribute was found in, *@acu (if not NULL) the unit to
  * decode the attribute with: @cu, or another unit through cu->unit_of.
+ * *@bad_ref is set when @die's own origin or specification names no DIE.
  */
 const struct dr_attr *dr_die__attr_integrate(struct dr_cu *cu, const struct dr_die *die,
-					     uint16_t at, struct dr_die *tmp, struct dr_cu **acu);
+					     uint16_t at, struct dr_die *tmp, struct dr_cu **acu,
+					     bool *bad_ref);
 /* the reader for the unit holding .debug_info offset @off: @cu, another unit
  * through cu->unit_of, or NULL */
 struct dr_cu *dr_cu__of(struct dr_cu *cu, uint64_t off);
