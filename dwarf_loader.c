@@ -10,8 +10,16 @@
  *
  * dwarf_loader__load_cu() runs on worker threads, one unit per call, with a
  * struct dr_cu of its own: it walks that unit's DIE tree in one sequential
- * pass and only follows intra-unit references. No libdw, no shared mutable
- * state, no locks: any number of units can load concurrently.
+ * pass and only follows intra-unit references. No libdw; the one shared
+ * mutable thing is the list of idle loaders (struct cu_loader, under
+ * dl->idle_lock), which keeps a worker's buffers from one unit to the next:
+ * any number of units can load concurrently. A unit is built in its
+ * loader's buffers, then copied out as one block of its exact size
+ * (cu_pack), since it may wait in the emit window for a while.
+ *
+ * Memory: the collector calls dwarf_loader__release_cu() for each unit it
+ * is done with, which drops the pages of the debug sections that unit read
+ * from the process's resident set (struct mapped_section).
  *
  * Table order follows pahole's loader so that the encoder can emit the same
  * pre-dedup type stream: a type entry is appended when its DIE is done, after
@@ -768,6 +776,13 @@ void dwarf_loader__release_cu(struct dwarf_loader *dl, const struct cu *cu)
 	}
 	section_release(&dl->rel_loc, cu->loc_end[0]);
 	section_release(&dl->rel_loclists, cu->loc_end[1]);
+}
+
+void dwarf_loader__end_loads(struct dwarf_loader *dl)
+{
+	pthread_mutex_lock(&dl->idle_lock);
+	loaders_free(dl);
+	pthread_mutex_unlock(&dl->idle_lock);
 }
 
 void dwarf_loader__str_section(const struct dwarf_loader *dl, const char **data, size_t *size)

@@ -155,6 +155,12 @@ void dwarf_loader__str_section(const struct dwarf_loader *dl, const char **data,
 int dwarf_loader__load_cu(struct dwarf_loader *dl, unsigned int id, struct cu **cup);
 
 /*
+ * No dwarf_loader__load_cu() runs or will: the buffers kept for the next
+ * unit (one set per worker) go now rather than with the loader.
+ */
+void dwarf_loader__end_loads(struct dwarf_loader *dl);
+
+/*
  * Units 0..@cu->id are done: the pages of the debug sections they read may
  * leave the process's resident set (they are read again from the file if
  * ever touched again). Call in id order, from one thread (the collector).

@@ -16,6 +16,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -175,6 +176,14 @@ int encode_pipeline__run(const char *path, const struct d2b_conf *conf)
 	err = emit_ordered__run(dwarf_loader__nr_cus(r.dl), &run_ops, &r, &opts, NULL);
 	if (err)
 		goto out;
+	/*
+	 * The workers are gone; what their malloc arenas kept, and the
+	 * loaders' buffers, would otherwise stay through the last merge and
+	 * the functions, where the peak RSS is (Documentation/performance.md,
+	 * "Session 5").
+	 */
+	dwarf_loader__end_loads(r.dl);
+	malloc_trim(0);
 	phase_report(conf, &pc, "encode");
 	err = btf_encoder__merge(r.enc);
 	if (err)
