@@ -518,12 +518,39 @@ static int type_unit_cmp(const void *a, const void *b)
 /* the index releases .debug_info in steps of this many bytes */
 #define INDEX_RELEASE_STEP (4u << 20)
 
-static void section_map_init(struct mapped_section *ms, const struct dr_section *sec,
-			     const char *raw, size_t raw_size)
+/*
+ * Is [@p, @p + @size) inside one read-only mapping of a file? libelf maps
+ * the file when it can; when mmap fails it reads sections into memory, and
+ * relocated or decompressed sections are copies: MADV_DONTNEED must reach
+ * none of those.
+ */
+static bool file_mapped(const uint8_t *p, size_t size)
+{
+	FILE *maps = fopen("/proc/self/maps", "re");
+	unsigned long lo, hi, ino;
+	unsigned long long off;
+	unsigned int major, minor;
+	bool found = false, ret = false;
+	char line[512], perms[8];
+
+	if (!maps)
+		return false;
+	while (!found && fgets(line, sizeof(line), maps)) {
+		if (sscanf(line, "%lx-%lx %7s %llx %x:%x %lu", &lo, &hi, perms, &off, &major,
+			   &minor, &ino) != 7 ||
+		    (uintptr_t)p < lo || (uintptr_t)p >= hi)
+			continue;
+		found = true;
+		ret = ino && perms[1] == '-' && (uintptr_t)p + size <= hi;
+	}
+	fclose(maps);
+	return ret;
+}
+
+static void section_map_init(struct mapped_section *ms, const struct dr_section *sec)
 {
 	ms->sec = sec;
-	ms->mapped = raw && sec->data && sec->data >= (const uint8_t *)raw &&
-		     sec->data + sec->size <= (const uint8_t *)raw + raw_size;
+	ms->mapped = sec->data && sec->size && file_mapped(sec->data, sec->size);
 	ms->released = 0;
 }
 
@@ -671,8 +698,6 @@ static int loader_index_units(struct dwarf_loader *dl)
 struct dwarf_loader *dwarf_loader__new(const char *path, const struct d2b_conf *conf, int *err)
 {
 	struct dwarf_loader *dl;
-	size_t raw_size;
-	char *raw;
 	GElf_Ehdr eh;
 
 	elf_version(EV_CURRENT);
@@ -714,18 +739,17 @@ struct dwarf_loader *dwarf_loader__new(const char *path, const struct d2b_conf *
 		*err = -EFBIG;
 		goto out_free;
 	}
-	raw = elf_rawfile(dl->elf, &raw_size);
-	section_map_init(&dl->rel_info, &dl->secs.info, raw, raw_size);
+	section_map_init(&dl->rel_info, &dl->secs.info);
 	*err = loader_index_units(dl);
 	if (*err)
 		goto out_free;
 	/* the index read every unit's header, and the kernel mapped the pages
 	 * around each: they go until a worker reads the unit */
 	section_release(&dl->rel_info, dl->secs.info.size);
-	section_map_init(&dl->rel_info, &dl->secs.info, raw, raw_size);
-	section_map_init(&dl->rel_abbrev, &dl->secs.abbrev, raw, raw_size);
-	section_map_init(&dl->rel_loc, &dl->secs.loc, raw, raw_size);
-	section_map_init(&dl->rel_loclists, &dl->secs.loclists, raw, raw_size);
+	section_map_init(&dl->rel_info, &dl->secs.info);
+	section_map_init(&dl->rel_abbrev, &dl->secs.abbrev);
+	section_map_init(&dl->rel_loc, &dl->secs.loc);
+	section_map_init(&dl->rel_loclists, &dl->secs.loclists);
 	return dl;
 
 out_free:

@@ -93,5 +93,73 @@ done
 [ -z "$(find "$work" -name '.?*' -print -quit)" ] && ok || bad "temporary file left behind"
 cmp -s "$work/prog" "$work/prog.orig" && ok || bad "input changed"
 
+# libelf reads the input into memory when it cannot map it. The collector
+# drops the pages of debug sections it is done with (MADV_DONTNEED), which
+# only a file mapping survives: nomap.so fails mmap of the input and aborts
+# on an MADV_DONTNEED outside a file mapping. The input has units over many
+# pages, so the pages of each would be dropped.
+cat >"$work/nomap.c" <<'C'
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+	void *(*next)(void *, size_t, int, int, int, off_t) = dlsym(RTLD_NEXT, "mmap");
+	char link[64], path[PATH_MAX];
+	ssize_t n;
+
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	if (fd >= 0 && (n = readlink(link, path, sizeof(path) - 1)) > 0) {
+		path[n] = 0;
+		if (!strcmp(path, getenv("NOMAP_PATH"))) {
+			errno = ENODEV;
+			return MAP_FAILED;
+		}
+	}
+	return next(addr, len, prot, flags, fd, off);
+}
+
+int madvise(void *addr, size_t len, int advice)
+{
+	int (*next)(void *, size_t, int) = dlsym(RTLD_NEXT, "madvise");
+	FILE *maps = fopen("/proc/self/maps", "r");
+	unsigned long lo, hi, ino = 0, off;
+	char line[512];
+
+	while (advice == MADV_DONTNEED && maps && fgets(line, sizeof(line), maps))
+		if (sscanf(line, "%lx-%lx %*s %lx %*s %lu", &lo, &hi, &off, &ino) == 4 &&
+		    (unsigned long)addr >= lo && (unsigned long)addr < hi)
+			break;
+	if (maps)
+		fclose(maps);
+	if (advice == MADV_DONTNEED && !ino) {
+		fprintf(stderr, "nomap.so: MADV_DONTNEED on memory that is no file's\n");
+		abort();
+	}
+	return next(addr, len, advice);
+}
+C
+gcc -shared -fPIC -O2 -o "$work/nomap.so" "$work/nomap.c" -ldl || bad "cannot build nomap.so"
+for u in 1 2 3 4; do
+	for i in $(seq 300); do
+		echo "struct s${u}_$i { long a; int b[$i]; struct s${u}_$i *next; const char *name; };"
+		echo "int f${u}_$i(struct s${u}_$i *p) { return p->b[0] + (int)p->a; }"
+	done >"$work/unit$u.c"
+done
+echo "int main(void) { return 0; }" >"$work/unit0.c"
+gcc -g -O0 -o "$work/big" "$work"/unit[0-4].c || bad "cannot build the many-page input"
+"$D2B" -J -j2 --btf_encode_detached="$work/mapped.btf" "$work/big" && ok || bad "many-page input"
+LD_PRELOAD="$work/nomap.so" NOMAP_PATH="$work/big" \
+	ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0" \
+	"$D2B" -J -j2 --btf_encode_detached="$work/read.btf" "$work/big" &&
+	cmp -s "$work/mapped.btf" "$work/read.btf" && ok || bad "input read, not mapped: other output"
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
