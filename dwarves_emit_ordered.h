@@ -54,7 +54,7 @@ struct emit_ordered_ops {
 #define EMIT_ORDERED_WINDOW_BASE 4
 #endif
 #ifndef EMIT_ORDERED_WINDOW_PER_JOB
-#define EMIT_ORDERED_WINDOW_PER_JOB 2
+#define EMIT_ORDERED_WINDOW_PER_JOB 1
 #endif
 
 static inline unsigned int emit_ordered_window(unsigned int nr_jobs)
