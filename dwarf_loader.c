@@ -514,7 +514,6 @@ static int type_unit_cmp(const void *a, const void *b)
 	return x->signature < y->signature ? -1 : x->signature > y->signature;
 }
 
-/* every unit header of @secs' "info" section (@name in messages) into *@units */
 /* the index releases .debug_info in steps of this many bytes */
 #define INDEX_RELEASE_STEP (4u << 20)
 
@@ -528,16 +527,14 @@ static bool file_mapped(const uint8_t *p, size_t size)
 {
 	FILE *maps = fopen("/proc/self/maps", "re");
 	unsigned long lo, hi, ino;
-	unsigned long long off;
-	unsigned int major, minor;
 	bool found = false, ret = false;
 	char line[512], perms[8];
 
 	if (!maps)
 		return false;
+	/* start-end perms offset major:minor inode [path] */
 	while (!found && fgets(line, sizeof(line), maps)) {
-		if (sscanf(line, "%lx-%lx %7s %llx %x:%x %lu", &lo, &hi, perms, &off, &major,
-			   &minor, &ino) != 7 ||
+		if (sscanf(line, "%lx-%lx %7s %*x %*x:%*x %lu", &lo, &hi, perms, &ino) != 4 ||
 		    (uintptr_t)p < lo || (uintptr_t)p >= hi)
 			continue;
 		found = true;
@@ -574,7 +571,10 @@ static void section_release(struct mapped_section *ms, uint64_t to)
 	ms->released = to;
 }
 
-/* the unit headers of a section; @ms: release its pages as it goes, or NULL */
+/*
+ * Every unit header of @secs' "info" section (@name in messages) into
+ * *@units; @ms: release that section's pages as it goes, or NULL.
+ */
 static int units_read(struct dwarf_loader *dl, const struct dr_sections *secs, const char *name,
 		      struct mapped_section *ms, struct dr_unit **units, unsigned int *nr)
 {
@@ -692,6 +692,10 @@ static int loader_index_units(struct dwarf_loader *dl)
 		free(die);
 		dr_cu__release(&cu);
 	}
+	/* the rest too: the kernel mapped the pages around every header read,
+	 * and they can go until a worker reads the unit */
+	section_release(&dl->rel_info, dl->secs.info.size);
+	dl->rel_info.released = 0; /* from the start again, unit by unit */
 	return 0;
 }
 
@@ -743,10 +747,6 @@ struct dwarf_loader *dwarf_loader__new(const char *path, const struct d2b_conf *
 	*err = loader_index_units(dl);
 	if (*err)
 		goto out_free;
-	/* the index read every unit's header, and the kernel mapped the pages
-	 * around each: they go until a worker reads the unit */
-	section_release(&dl->rel_info, dl->secs.info.size);
-	section_map_init(&dl->rel_info, &dl->secs.info);
 	section_map_init(&dl->rel_abbrev, &dl->secs.abbrev);
 	section_map_init(&dl->rel_loc, &dl->secs.loc);
 	section_map_init(&dl->rel_loclists, &dl->secs.loclists);
