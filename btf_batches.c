@@ -315,6 +315,8 @@ static void *batch_dedup(void *arg)
 	struct btf_batches *bb = b->bb;
 	bool failed;
 
+	d2b_thread_nicer(D2B_HELPER_NICE);
+
 	batch_dedup_run(b);
 	/* merge in batch order: wait for the batch before this one */
 	pthread_mutex_lock(&bb->lock);

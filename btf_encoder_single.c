@@ -70,6 +70,7 @@
 #include "elf_symtab.h"
 #include "msort.h"
 #include "tmpfiles.h"
+#include "type_dups.h"
 
 /*
  * A saved function keeps string offsets, not the DWARF's string pointers:
@@ -137,6 +138,9 @@ struct btf_encoder {
 	struct addr_cache strs; /* BTF string offset of a name in .debug_str */
 	struct addr_cache short_strs; /* the same, for names of 1-7 bytes, by content */
 	struct addr_cache fns; /* func_match() of a function name */
+	struct type_dups *dups; /* types of the BTF a CU's types may repeat */
+	uint32_t *ids; /* [i]: BTF id of the CU's type i (0: void) */
+	uint32_t cap_ids;
 	char stand_in[8]; /* a short name libbpf holds, or "" */
 	uint32_t *member_offs; /* encode_struct()'s member names */
 	uint32_t cap_member_offs;
@@ -172,7 +176,8 @@ struct btf_encoder *btf_encoder__new(const struct d2b_conf *conf, struct elf_sym
 	else
 		enc->batches = btf_batches__new(BTF_BATCH_DEDUPS);
 	enc->secs = calloc(elf_symtab__nr_sections(es) + 1, sizeof(*enc->secs));
-	if ((!enc->btf && !enc->batches) || !enc->secs) {
+	enc->dups = type_dups__new();
+	if ((!enc->btf && !enc->batches) || !enc->secs || !enc->dups) {
 		*err = -ENOMEM;
 		btf_encoder__free(enc);
 		return NULL;
@@ -200,6 +205,8 @@ void btf_encoder__free(struct btf_encoder *enc)
 	free(enc->strs.slots);
 	free(enc->short_strs.slots);
 	free(enc->fns.slots);
+	type_dups__free(enc->dups);
+	free(enc->ids);
 	free(enc->member_offs);
 	free(enc);
 }
@@ -208,6 +215,7 @@ void btf_encoder__set_str_section(struct btf_encoder *enc, const char *data, siz
 {
 	enc->str_lo = data;
 	enc->str_hi = data ? data + size : NULL;
+	type_dups__set_str_section(enc->dups, enc->str_lo, enc->str_hi);
 }
 
 static bool in_str_section(const struct btf_encoder *enc, const char *s)
@@ -437,6 +445,7 @@ static int batch_start(struct btf_encoder *enc)
 		return -ENOMEM;
 	addr_cache__clear(&enc->strs);
 	addr_cache__clear(&enc->short_strs);
+	type_dups__clear(enc->dups);
 	enc->stand_in[0] = 0;
 	if (!enc->index_type)
 		return 0;
@@ -569,11 +578,6 @@ int btf_encoder__merge(struct btf_encoder *enc)
 /* ---------------------------------------------------------------------- */
 /* types                                                                  */
 
-static uint32_t global_id(uint32_t type_id_off, uint32_t idx)
-{
-	return idx ? type_id_off + idx : 0;
-}
-
 static int encode_base_type(struct btf_encoder *enc, const struct cu_type *t)
 {
 	const char *name = t->name;
@@ -634,8 +638,7 @@ static int encode_enum(struct btf_encoder *enc, const struct cu *cu, const struc
  * their names are looked up first, in member order, so libbpf's string set
  * sees the same insertions as if each were added with its member.
  */
-static int encode_struct(struct btf_encoder *enc, const struct cu *cu, const struct cu_type *t,
-			 uint32_t type_id_off)
+static int encode_struct(struct btf_encoder *enc, const struct cu *cu, const struct cu_type *t)
 {
 	const struct cu_member *members = &cu->members[t->first];
 	bool is_union = t->tag == DW_TAG_union_type;
@@ -660,7 +663,7 @@ static int encode_struct(struct btf_encoder *enc, const struct cu *cu, const str
 		enc->member_offs[i] = (uint32_t)err;
 	}
 	for (i = 0; i < t->nr; i++) {
-		err = btf__add_field(enc->btf, NULL, global_id(type_id_off, members[i].type),
+		err = btf__add_field(enc->btf, NULL, enc->ids[members[i].type],
 				     members[i].bit_offset, members[i].bitfield_size);
 		if (err)
 			return err;
@@ -671,13 +674,12 @@ static int encode_struct(struct btf_encoder *enc, const struct cu *cu, const str
 	return id;
 }
 
-static int encode_func_proto(struct btf_encoder *enc, const struct cu *cu, const struct cu_type *t,
-			     uint32_t type_id_off)
+static int encode_func_proto(struct btf_encoder *enc, const struct cu *cu, const struct cu_type *t)
 {
 	uint32_t i;
 	int id, err;
 
-	id = btf__add_func_proto(enc->btf, global_id(type_id_off, t->type));
+	id = btf__add_func_proto(enc->btf, enc->ids[t->type]);
 	if (id < 0)
 		return id;
 	for (i = 0; i < t->nr; i++) {
@@ -686,18 +688,16 @@ static int encode_func_proto(struct btf_encoder *enc, const struct cu *cu, const
 		err = p->vararg ? 0 : enc_str(enc, p->name);
 		if (err < 0)
 			return err;
-		err = add_func_param_off(enc, id, (uint32_t)err,
-					 p->vararg ? 0 : global_id(type_id_off, p->type));
+		err = add_func_param_off(enc, id, (uint32_t)err, p->vararg ? 0 : enc->ids[p->type]);
 		if (err)
 			return err;
 	}
 	return id;
 }
 
-static int encode_type(struct btf_encoder *enc, const struct cu *cu, const struct cu_type *t,
-		       uint32_t type_id_off)
+static int encode_type(struct btf_encoder *enc, const struct cu *cu, const struct cu_type *t)
 {
-	uint32_t ref = global_id(type_id_off, t->type);
+	uint32_t ref = enc->ids[t->type];
 
 	switch (t->tag) {
 	case DW_TAG_base_type:
@@ -719,14 +719,14 @@ static int encode_type(struct btf_encoder *enc, const struct cu *cu, const struc
 			enc->need_index_type = true;
 		return btf__add_array(enc->btf, enc->array_index_id, ref, (uint32_t)t->size);
 	case DW_TAG_subroutine_type:
-		return encode_func_proto(enc, cu, t, type_id_off);
+		return encode_func_proto(enc, cu, t);
 	case DW_TAG_enumeration_type:
 		return encode_enum(enc, cu, t);
 	case DW_TAG_structure_type:
 	case DW_TAG_class_type:
 	case DW_TAG_union_type:
 	case DW_TAG_interface_type:
-		return encode_struct(enc, cu, t, type_id_off);
+		return encode_struct(enc, cu, t);
 	default:
 		pr_warn("%s: CU %#" PRIx64 ": DIE %#" PRIx64 ": unsupported DW_TAG %#x\n",
 			enc->path, cu->off, t->die_off, t->tag);
@@ -734,7 +734,8 @@ static int encode_type(struct btf_encoder *enc, const struct cu *cu, const struc
 	}
 }
 
-static int encode_types(struct btf_encoder *enc, const struct cu *cu, uint32_t type_id_off)
+/* the CU's types that repeat no known type, at the ids given them (from @first_new on) */
+static int encode_types(struct btf_encoder *enc, const struct cu *cu, uint32_t first_new)
 {
 	uint32_t i;
 
@@ -742,6 +743,8 @@ static int encode_types(struct btf_encoder *enc, const struct cu *cu, uint32_t t
 		const struct cu_type *t = &cu->types[i];
 		int id;
 
+		if (enc->ids[i] < first_new)
+			continue; /* found by type_dups */
 		/* BTF counts members, values and parameters in 16 bits */
 		if (t->nr > 0xffff) {
 			pr_warn("%s: CU %#" PRIx64 ": DIE %#" PRIx64
@@ -749,7 +752,7 @@ static int encode_types(struct btf_encoder *enc, const struct cu *cu, uint32_t t
 				enc->path, cu->off, t->die_off, t->nr);
 			return -E2BIG;
 		}
-		id = encode_type(enc, cu, t, type_id_off);
+		id = encode_type(enc, cu, t);
 
 		if (id == -ENOTSUP)
 			return id;
@@ -759,17 +762,16 @@ static int encode_types(struct btf_encoder *enc, const struct cu *cu, uint32_t t
 				strerror(-id));
 			return id;
 		}
-		if ((uint32_t)id != type_id_off + i) {
+		if ((uint32_t)id != enc->ids[i]) {
 			pr_warn("%s: CU %#" PRIx64 ": DIE %#" PRIx64 ": BTF id %d, expected %u\n",
-				enc->path, cu->off, t->die_off, id, type_id_off + i);
+				enc->path, cu->off, t->die_off, id, enc->ids[i]);
 			return -EINVAL;
 		}
 	}
 	return 0;
 }
 
-static int encode_type_decl_tags(struct btf_encoder *enc, const struct cu *cu,
-				 uint32_t type_id_off)
+static int encode_type_decl_tags(struct btf_encoder *enc, const struct cu *cu)
 {
 	uint32_t i, a;
 	int err;
@@ -780,7 +782,7 @@ static int encode_type_decl_tags(struct btf_encoder *enc, const struct cu *cu,
 		for (a = 0; a < t->nr_annots; a++) {
 			const struct cu_annot *an = &cu->annots[t->annot_first + a];
 
-			err = add_named(enc, btf__add_decl_tag, an->value, type_id_off + i,
+			err = add_named(enc, btf__add_decl_tag, an->value, enc->ids[i],
 					an->component_idx);
 			if (err < 0)
 				return err;
@@ -831,8 +833,7 @@ static int sec_add_var(struct btf_encoder *enc, int shndx, uint32_t type, uint32
 	return batch_use(enc, type);
 }
 
-static int encode_var(struct btf_encoder *enc, const struct cu *cu, const struct cu_var *v,
-		      uint32_t type_id_off)
+static int encode_var(struct btf_encoder *enc, const struct cu *cu, const struct cu_var *v)
 {
 	const struct elf_section *sec;
 	uint64_t offset;
@@ -863,8 +864,7 @@ static int encode_var(struct btf_encoder *enc, const struct cu *cu, const struct
 	if (!v->size || v->size > UINT32_MAX || offset > UINT32_MAX)
 		return 0;
 	id = add_named(enc, btf__add_var, v->name,
-		       v->external ? BTF_VAR_GLOBAL_ALLOCATED : BTF_VAR_STATIC,
-		       type_id_off + v->type);
+		       v->external ? BTF_VAR_GLOBAL_ALLOCATED : BTF_VAR_STATIC, enc->ids[v->type]);
 	if (id < 0)
 		return id;
 	enc->stats.nr_vars++;
@@ -930,7 +930,7 @@ static bool func_has_arg_names(const struct cu *cu, const struct cu_func *fn)
 }
 
 static int func_save(struct btf_encoder *enc, const struct cu *cu, const struct cu_func *fn,
-		     struct elf_function *elf, uint32_t type_id_off)
+		     struct elf_function *elf)
 {
 	struct func_state *st;
 	uint32_t i;
@@ -945,7 +945,7 @@ static int func_save(struct btf_encoder *enc, const struct cu *cu, const struct 
 	*st = (struct func_state){
 		.elf = elf,
 		.batch = enc->nr_batches,
-		.ret_type = global_id(type_id_off, fn->ret_type),
+		.ret_type = enc->ids[fn->ret_type],
 		.first_param = enc->nr_params,
 		.nr_params = fn->nr_params,
 		.first_annot = enc->nr_annots,
@@ -966,7 +966,7 @@ static int func_save(struct btf_encoder *enc, const struct cu *cu, const struct 
 			return err;
 		enc->params[enc->nr_params++] = (struct saved_param){
 			.name_off = (uint32_t)err,
-			.type = p->vararg ? 0 : global_id(type_id_off, p->type),
+			.type = p->vararg ? 0 : enc->ids[p->type],
 		};
 		err = batch_use(enc, enc->params[enc->nr_params - 1].type);
 		if (err)
@@ -987,7 +987,7 @@ static int func_save(struct btf_encoder *enc, const struct cu *cu, const struct 
 	return 0;
 }
 
-static int save_funcs(struct btf_encoder *enc, const struct cu *cu, uint32_t type_id_off)
+static int save_funcs(struct btf_encoder *enc, const struct cu *cu)
 {
 	bool have_syms = elf_symtab__nr_functions(enc->es) > 0;
 	uint32_t i;
@@ -1011,7 +1011,7 @@ static int save_funcs(struct btf_encoder *enc, const struct cu *cu, uint32_t typ
 			return err;
 		if (!elf)
 			continue;
-		err = func_save(enc, cu, fn, elf, type_id_off);
+		err = func_save(enc, cu, fn, elf);
 		if (err)
 			return err;
 	}
@@ -1024,7 +1024,7 @@ static int save_funcs(struct btf_encoder *enc, const struct cu *cu, uint32_t typ
 int btf_encoder__encode_cu(struct btf_encoder *enc, const struct cu *cu)
 {
 	bool index_type_new = false;
-	uint32_t type_id_off, i;
+	uint32_t first_new, next_id, index_id, i;
 	int err;
 
 	enc->stats.nr_cus++;
@@ -1035,18 +1035,34 @@ int btf_encoder__encode_cu(struct btf_encoder *enc, const struct cu *cu)
 		if (err)
 			goto out_err;
 	}
-	type_id_off = btf__type_cnt(enc->btf) - 1;
+	first_new = btf__type_cnt(enc->btf);
+	index_id = enc->has_index_type ? enc->array_index_id : 0;
+	if (d2b_grow(&enc->ids, &enc->cap_ids, cu->nr_types, sizeof(*enc->ids))) {
+		err = -ENOMEM;
+		goto out_err;
+	}
+	err = type_dups__find(enc->dups, cu, index_id, enc->ids);
+	if (err)
+		goto out_err;
+	next_id = first_new;
+	for (i = 1; i < cu->nr_types; i++)
+		if (!enc->ids[i])
+			enc->ids[i] = next_id++;
 	if (!enc->has_index_type) {
 		if (cu->int_type) {
 			enc->has_index_type = index_type_new = true;
-			enc->array_index_id = type_id_off + cu->int_type;
+			enc->array_index_id = enc->ids[cu->int_type];
 		} else {
-			enc->array_index_id = type_id_off + cu->nr_types;
+			enc->array_index_id = next_id;
 		}
 	}
-	err = encode_types(enc, cu, type_id_off);
+	err = encode_types(enc, cu, first_new);
 	if (err)
 		return err;
+	enc->stats.nr_types_repeated += cu->nr_types - 1 - (next_id - first_new);
+	err = type_dups__add(enc->dups, cu, index_id, enc->ids, first_new);
+	if (err)
+		goto out_err;
 	if (!enc->has_index_type && enc->need_index_type) {
 		err = btf__add_int(enc->btf, "int", 4, BTF_INT_SIGNED);
 		if (err < 0)
@@ -1058,16 +1074,16 @@ int btf_encoder__encode_cu(struct btf_encoder *enc, const struct cu *cu)
 		if (err)
 			goto out_err;
 	}
-	err = encode_type_decl_tags(enc, cu, type_id_off);
+	err = encode_type_decl_tags(enc, cu);
 	if (err)
 		goto out_err;
-	err = save_funcs(enc, cu, type_id_off);
+	err = save_funcs(enc, cu);
 	if (err == -E2BIG)
 		return err; /* reported */
 	if (err)
 		goto out_err;
 	for (i = 0; i < cu->nr_vars; i++) {
-		err = encode_var(enc, cu, &cu->vars[i], type_id_off);
+		err = encode_var(enc, cu, &cu->vars[i]);
 		if (err == -EINVAL)
 			return err;
 		if (err)
@@ -1323,7 +1339,8 @@ int btf_encoder__finish(struct btf_encoder *enc)
 			    elf_symtab__big_endian(enc->es) ? BTF_BIG_ENDIAN : BTF_LITTLE_ENDIAN);
 	/* the types one BTF would have held: batches less their copies, and the rest */
 	enc->stats.nr_types_pre_dedup = (enc->batches ? enc->nr_types_encoded + 1 : before) +
-					btf__type_cnt(enc->btf) - before;
+					btf__type_cnt(enc->btf) - before +
+					enc->stats.nr_types_repeated;
 	return btf__type_cnt(enc->btf) == 1;
 }
 

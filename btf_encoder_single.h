@@ -26,7 +26,8 @@ struct btf_encoder_stats {
 	uint32_t nr_funcs_saved;
 	uint32_t nr_funcs;
 	uint32_t nr_vars;
-	uint32_t nr_types_pre_dedup; /* including void */
+	uint32_t nr_types_pre_dedup; /* the stream, including void */
+	uint32_t nr_types_repeated; /* of those, found by type_dups, not added */
 	uint32_t nr_types;	     /* after dedup, including void */
 };
 

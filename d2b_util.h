@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * d2b_util - the few helpers every module shares: diagnostics on stderr and
- * one overflow-checked growth helper for arrays.
+ * d2b_util - the few helpers every module shares: diagnostics on stderr, one
+ * overflow-checked growth helper for arrays, and the helper threads' nice.
  */
 #ifndef D2B_UTIL_H
 #define D2B_UTIL_H
@@ -10,6 +10,9 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #define pr_warn(fmt, ...) fprintf(stderr, "dwarf2btf: " fmt, ##__VA_ARGS__)
 
@@ -37,6 +40,37 @@ static inline int d2b_grow(void *arr, uint32_t *cap, uint64_t need, size_t elem_
 	*p = n;
 	*cap = (uint32_t)new_cap;
 	return 0;
+}
+
+/*
+ * The collector (the main thread) is the one thread the run waits for; the
+ * loaders and the batch dedups only have to keep ahead of it. So they run
+ * D2B_HELPER_NICE nicer: where the CPUs are busy (-j above the number of
+ * CPUs, or other jobs of a parallel build), the collector runs first and
+ * the helpers take the rest. Chosen by measurement (bench/tune.sh;
+ * Documentation/performance.md, "Helper threads").
+ */
+#ifndef D2B_HELPER_NICE
+#define D2B_HELPER_NICE 5
+#endif
+
+/*
+ * Make the calling thread @delta nicer (Linux: nice is per thread). Best
+ * effort: a failure only changes the timing, so it is ignored.
+ */
+static inline void d2b_thread_nicer(int delta)
+{
+	id_t tid = (id_t)syscall(SYS_gettid);
+	int nice;
+
+	if (delta <= 0)
+		return;
+	errno = 0;
+	nice = getpriority(PRIO_PROCESS, tid);
+	if (nice == -1 && errno)
+		return;
+	nice = nice + delta > 19 ? 19 : nice + delta;
+	(void)setpriority(PRIO_PROCESS, tid, nice);
 }
 
 #endif /* D2B_UTIL_H */

@@ -872,6 +872,11 @@ struct cu_loader {
 	 */
 	struct cu work;
 	uint32_t cap_types, cap_members, cap_enums, cap_params, cap_annots, cap_funcs, cap_vars;
+	uint32_t cap_acyclic;
+	uint8_t *visit; /* cu_order_acyclic's state of each type */
+	uint32_t cap_visit;
+	struct order_frame *stack; /* and its walk */
+	uint32_t cap_stack;
 	struct dr_die *scope_dies[MAX_DIE_DEPTH + 1];
 	struct vec **vecs;
 	uint32_t nr_vecs, cap_vecs;
@@ -2153,6 +2158,109 @@ static int type_units_walk(struct cu_loader *l, struct dr_die *tu_die)
 	return err;
 }
 
+/* ---------------------------------------------------------------------- */
+/* acyclic types                                                          */
+
+enum visit {
+	VISIT_NEW,
+	VISIT_OPEN, /* on the walk's stack */
+	VISIT_ACYCLIC,
+	VISIT_CYCLIC, /* on a cycle, or references one */
+};
+
+struct order_frame {
+	uint32_t type;
+	uint32_t next_ref;
+	bool cyclic;
+};
+
+static bool tag_has_members(uint16_t tag)
+{
+	return tag == DW_TAG_structure_type || tag == DW_TAG_class_type ||
+	       tag == DW_TAG_union_type || tag == DW_TAG_interface_type;
+}
+
+/* reference @k of @t: 0 its type, then its members' or parameters'; false past the last */
+static bool type_ref(const struct cu *cu, const struct cu_type *t, uint32_t k, uint32_t *ref)
+{
+	const struct cu_param *p;
+
+	if (!k) {
+		*ref = t->type;
+		return true;
+	}
+	if (k > t->nr)
+		return false;
+	if (tag_has_members(t->tag)) {
+		*ref = cu->members[t->first + k - 1].type;
+		return true;
+	}
+	if (t->tag == DW_TAG_subroutine_type) {
+		p = &cu->params[t->first + k - 1];
+		*ref = p->vararg ? 0 : p->type;
+		return true;
+	}
+	return false;
+}
+
+static int order_push(struct cu_loader *l, uint32_t *sp, uint32_t type)
+{
+	if (d2b_grow(&l->stack, &l->cap_stack, (uint64_t)*sp + 1, sizeof(*l->stack)))
+		return -ENOMEM;
+	l->stack[(*sp)++] = (struct order_frame){ .type = type };
+	l->visit[type] = VISIT_OPEN;
+	return 0;
+}
+
+/*
+ * cu->acyclic: a depth-first walk of the references (an explicit stack, as
+ * chains of types can be long), each type listed once all it references is.
+ * A reference back to a type on the stack closes a cycle; every type on the
+ * stack above that one, and every type that references one of them, is
+ * left out. Done here, on the worker, while the unit is in its cache.
+ */
+static int cu_order_acyclic(struct cu_loader *l)
+{
+	struct cu *cu = l->cu;
+	uint32_t i, sp, ref;
+	struct order_frame *f;
+	int err = 0;
+
+	cu->nr_acyclic = 0;
+	if (d2b_grow(&l->visit, &l->cap_visit, cu->nr_types, sizeof(*l->visit)) ||
+	    d2b_grow(&cu->acyclic, &l->cap_acyclic, cu->nr_types, sizeof(*cu->acyclic)))
+		return -ENOMEM;
+	memset(l->visit, VISIT_NEW, cu->nr_types);
+	for (i = 1; i < cu->nr_types && !err; i++) {
+		if (l->visit[i] != VISIT_NEW)
+			continue;
+		sp = 0;
+		err = order_push(l, &sp, i);
+		while (!err && sp) {
+			f = &l->stack[sp - 1];
+			if (type_ref(cu, &cu->types[f->type], f->next_ref++, &ref)) {
+				if (!ref)
+					continue;
+				if (l->visit[ref] == VISIT_NEW)
+					err = order_push(l, &sp, ref);
+				else if (l->visit[ref] != VISIT_ACYCLIC)
+					f->cyclic = true;
+				continue;
+			}
+			sp--;
+			if (f->cyclic) {
+				l->visit[f->type] = VISIT_CYCLIC;
+				if (sp)
+					l->stack[sp - 1].cyclic = true;
+				continue;
+			}
+			l->visit[f->type] = VISIT_ACYCLIC;
+			cu->acyclic[cu->nr_acyclic++] = f->type;
+		}
+	}
+	return err;
+}
+
 static void cu_arrays_free(struct cu *cu)
 {
 	free(cu->types);
@@ -2162,6 +2270,7 @@ static void cu_arrays_free(struct cu *cu)
 	free(cu->annots);
 	free(cu->funcs);
 	free(cu->vars);
+	free(cu->acyclic);
 }
 
 /*
@@ -2190,6 +2299,7 @@ static struct cu_loader *loader_take(struct dwarf_loader *dl)
 		.annots = l->work.annots,
 		.funcs = l->work.funcs,
 		.vars = l->work.vars,
+		.acyclic = l->work.acyclic,
 	};
 	l->work = work;
 	l->nr_vecs = 0;
@@ -2227,6 +2337,8 @@ static void loader_destroy(struct cu_loader *l)
 	}
 	free(l->vecs);
 	cu_arrays_free(&l->work);
+	free(l->visit);
+	free(l->stack);
 	free(l);
 }
 
@@ -2262,7 +2374,7 @@ static void *cu_pack_place(char **p, const void *src, size_t bytes)
 static int cu_pack(struct cu_loader *l, struct cu **cup)
 {
 	struct cu *w = &l->work, *cu;
-	size_t bytes[7] = {
+	size_t bytes[8] = {
 		(size_t)w->nr_types * sizeof(*w->types),
 		(size_t)l->nr_members * sizeof(*w->members),
 		(size_t)l->nr_enums * sizeof(*w->enumerators),
@@ -2270,6 +2382,7 @@ static int cu_pack(struct cu_loader *l, struct cu **cup)
 		(size_t)l->nr_annots * sizeof(*w->annots),
 		(size_t)w->nr_funcs * sizeof(*w->funcs),
 		(size_t)w->nr_vars * sizeof(*w->vars),
+		(size_t)w->nr_acyclic * sizeof(*w->acyclic), /* last: 4-byte items */
 	};
 	size_t total = sizeof(*cu);
 	char *p;
@@ -2291,11 +2404,11 @@ static int cu_pack(struct cu_loader *l, struct cu **cup)
 		cu->own_arrays = true;
 		memset(w, 0, sizeof(*w));
 		l->cap_types = l->cap_members = l->cap_enums = l->cap_params = 0;
-		l->cap_annots = l->cap_funcs = l->cap_vars = 0;
+		l->cap_annots = l->cap_funcs = l->cap_vars = l->cap_acyclic = 0;
 		*cup = cu;
 		return 0;
 	}
-	for (i = 0; i < 7; i++)
+	for (i = 0; i < 8; i++)
 		total += bytes[i];
 	cu = malloc(total);
 	if (!cu)
@@ -2309,6 +2422,7 @@ static int cu_pack(struct cu_loader *l, struct cu **cup)
 	cu->annots = cu_pack_place(&p, w->annots, bytes[4]);
 	cu->funcs = cu_pack_place(&p, w->funcs, bytes[5]);
 	cu->vars = cu_pack_place(&p, w->vars, bytes[6]);
+	cu->acyclic = cu_pack_place(&p, w->acyclic, bytes[7]);
 	*cup = cu;
 	return 0;
 }
@@ -2358,6 +2472,8 @@ int dwarf_loader__load_cu(struct dwarf_loader *dl, unsigned int id, struct cu **
 		err = -EBADMSG;
 	if (!err)
 		err = cu_resolve(l);
+	if (!err)
+		err = cu_order_acyclic(l);
 	if (err)
 		goto out_warn;
 out_done:

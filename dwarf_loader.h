@@ -126,6 +126,12 @@ struct cu {
 	/* first types[] index of base type "int", 0 if none; CU has arrays */
 	uint32_t int_type;
 	bool has_arrays;
+	/*
+	 * The types from which no chain of references leads back to the type
+	 * itself, each after every type it references (type_dups uses them).
+	 */
+	uint32_t *acyclic;
+	uint32_t nr_acyclic;
 	/* how far the unit read .debug_loc [0] and .debug_loclists [1] */
 	uint64_t loc_end[2];
 	/* the arrays are allocated apart, not in the struct's own block */

@@ -55,8 +55,9 @@
  * "First" is first in time: with several failing units, which one is
  * reported may depend on scheduling; success output never does.
  *
- * Tuning. None here: the window and the number of workers are chosen by the
- * caller. -j1 is nr_workers == 1 through this same code.
+ * Tuning. None here: the window, the number of workers and how much nicer
+ * they run than the collector (the thread the run waits for) are chosen by
+ * the caller. -j1 is nr_workers == 1 through this same code.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -65,6 +66,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "d2b_util.h"
 #include "dwarves_emit_ordered.h"
 
 #ifndef offsetofend
@@ -84,6 +86,7 @@ struct emit_ordered {
 	void (*on_in_flight)(void *ctx, unsigned int in_flight);
 	unsigned int nr_units;
 	unsigned int window;		/* >= 1 */
+	int worker_nice;
 
 	pthread_mutex_t lock;		/* guards every field below */
 	pthread_cond_t unit_loaded;	/* collector waits: slots[next_emit] LOADED or stop */
@@ -200,6 +203,8 @@ static void *emit_ordered_worker(void *arg)
 {
 	struct emit_ordered *eo = arg;
 	unsigned int id;
+
+	d2b_thread_nicer(eo->worker_nice);
 
 	while (emit_ordered_claim(eo, &id)) {
 		void *unit = NULL;
@@ -377,6 +382,7 @@ int emit_ordered__run(unsigned int nr_units, const struct emit_ordered_ops *ops,
 	eo.on_in_flight = o.on_in_flight;
 	eo.nr_units = nr_units;
 	eo.window = o.window;
+	eo.worker_nice = o.worker_nice;
 
 	threads = calloc(o.nr_workers, sizeof(*threads));
 	if (!threads)

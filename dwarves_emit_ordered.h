@@ -68,6 +68,8 @@ struct emit_ordered_opts {
 	unsigned int window;	  /* >= 1: max units loading or loaded, not emitted */
 	/* test hook: called with the number of units in flight after each change */
 	void (*on_in_flight)(void *ctx, unsigned int in_flight);
+	/* the workers run this much nicer than the collector (0: as nice) */
+	int worker_nice;
 };
 
 /*

@@ -145,6 +145,7 @@ int encode_pipeline__run(const char *path, const struct d2b_conf *conf)
 		.nr_workers = conf->nr_jobs,
 		.window = conf->window,
 		.on_in_flight = conf->test_on_in_flight ? run_on_in_flight : NULL,
+		.worker_nice = D2B_HELPER_NICE,
 	};
 	struct btf_encoder_stats stats;
 	struct elf_symtab *es = NULL;
@@ -218,9 +219,10 @@ int encode_pipeline__run(const char *path, const struct d2b_conf *conf)
 		btf_encoder__stats(r.enc, &stats);
 		fprintf(stderr,
 			"dwarf2btf: %u CUs, %u threads, %u functions saved, %u FUNCs, %u VARs, "
-			"%u types before dedup, %u after\n",
+			"%u types before dedup (%u exact repeats not added), %u after\n",
 			stats.nr_cus, conf->nr_jobs, stats.nr_funcs_saved, stats.nr_funcs,
-			stats.nr_vars, stats.nr_types_pre_dedup - 1, stats.nr_types - 1);
+			stats.nr_vars, stats.nr_types_pre_dedup - 1, stats.nr_types_repeated,
+			stats.nr_types - 1);
 	}
 out:
 	btf_encoder__free(r.enc);
