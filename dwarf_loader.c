@@ -872,11 +872,14 @@ struct cu_loader {
 	 */
 	struct cu work;
 	uint32_t cap_types, cap_members, cap_enums, cap_params, cap_annots, cap_funcs, cap_vars;
-	uint32_t cap_acyclic;
-	uint8_t *visit; /* cu_order_acyclic's state of each type */
-	uint32_t cap_visit;
-	struct order_frame *stack; /* and its walk */
-	uint32_t cap_stack;
+	uint32_t cap_sccs;
+	/* cu_order_sccs: per type, its walk's index and low link, and 1 while
+	 * on its stack (2 once scc_emit placed it); that stack; the walk */
+	uint32_t *scc_index, *scc_low, *scc_stack, scc_sp;
+	uint8_t *scc_open;
+	uint32_t cap_scc, cap_scc_low, cap_scc_stack, cap_scc_open;
+	struct scc_frame *scc_frames;
+	uint32_t cap_scc_frames;
 	struct dr_die *scope_dies[MAX_DIE_DEPTH + 1];
 	struct vec **vecs;
 	uint32_t nr_vecs, cap_vecs;
@@ -2159,19 +2162,11 @@ static int type_units_walk(struct cu_loader *l, struct dr_die *tu_die)
 }
 
 /* ---------------------------------------------------------------------- */
-/* acyclic types                                                          */
+/* strongly connected components of the types                             */
 
-enum visit {
-	VISIT_NEW,
-	VISIT_OPEN, /* on the walk's stack */
-	VISIT_ACYCLIC,
-	VISIT_CYCLIC, /* on a cycle, or references one */
-};
-
-struct order_frame {
+struct scc_frame {
 	uint32_t type;
 	uint32_t next_ref;
-	bool cyclic;
 };
 
 static bool tag_has_members(uint16_t tag)
@@ -2203,59 +2198,135 @@ static bool type_ref(const struct cu *cu, const struct cu_type *t, uint32_t k, u
 	return false;
 }
 
-static int order_push(struct cu_loader *l, uint32_t *sp, uint32_t type)
+/*
+ * The one type of the cycle @m[0..@nr) that every copy of it has in the
+ * same place: its struct or union with the least (tag, name). 0 if there
+ * is none, or two tie.
+ */
+static uint32_t scc_root(const struct cu *cu, const uint32_t *m, uint32_t nr)
 {
-	if (d2b_grow(&l->stack, &l->cap_stack, (uint64_t)*sp + 1, sizeof(*l->stack)))
+	const struct cu_type *best = NULL, *t;
+	uint32_t root = 0, k;
+	bool tie = false;
+	int c;
+
+	for (k = 0; k < nr; k++) {
+		t = &cu->types[m[k]];
+		if (!tag_has_members(t->tag) || !t->name)
+			continue;
+		c = best ? (t->tag != best->tag ? (int)t->tag - (int)best->tag
+						: strcmp(t->name, best->name))
+			 : -1;
+		if (c < 0) {
+			best = t;
+			root = m[k];
+			tie = false;
+		} else if (!c) {
+			tie = true;
+		}
+	}
+	return tie ? 0 : root;
+}
+
+/*
+ * Append the component @m[0..@nr) (the top of the walk's stack, so
+ * l->scc_open[] is set for exactly its types) to cu->sccs: its count, then
+ * its types breadth first from its root, references in order. Left out if
+ * it has no root or more than SCC_MAX_TYPES types.
+ */
+static void scc_emit(struct cu_loader *l, const uint32_t *m, uint32_t nr)
+{
+	struct cu *cu = l->cu;
+	uint32_t *out = &cu->sccs[cu->nr_scc_words], head, tail, k, ref;
+	bool cycle = nr > 1;
+
+	for (k = 0; nr == 1 && type_ref(cu, &cu->types[m[0]], k, &ref); k++)
+		cycle |= ref == m[0];
+	if (!cycle) {
+		out[0] = 1;
+		out[1] = m[0];
+		cu->nr_scc_words += 2;
+		return;
+	}
+	if (nr > SCC_MAX_TYPES || !(out[1] = scc_root(cu, m, nr)))
+		return;
+	l->scc_open[out[1]] = 2; /* placed */
+	for (head = 1, tail = 2; head < tail; head++)
+		for (k = 0; type_ref(cu, &cu->types[out[head]], k, &ref); k++)
+			if (ref && l->scc_open[ref] == 1) {
+				l->scc_open[ref] = 2;
+				out[tail++] = ref;
+			}
+	if (tail - 1 != nr)
+		return; /* (a component reaches all its types) */
+	out[0] = nr;
+	cu->nr_scc_words += 1 + nr;
+}
+
+static int scc_push(struct cu_loader *l, uint32_t *sp, uint32_t type, uint32_t *counter)
+{
+	if (d2b_grow(&l->scc_frames, &l->cap_scc_frames, (uint64_t)*sp + 1, sizeof(*l->scc_frames)))
 		return -ENOMEM;
-	l->stack[(*sp)++] = (struct order_frame){ .type = type };
-	l->visit[type] = VISIT_OPEN;
+	l->scc_frames[(*sp)++] = (struct scc_frame){ .type = type };
+	l->scc_index[type] = l->scc_low[type] = ++*counter;
+	l->scc_stack[l->scc_sp++] = type;
+	l->scc_open[type] = 1;
 	return 0;
 }
 
 /*
- * cu->acyclic: a depth-first walk of the references (an explicit stack, as
- * chains of types can be long), each type listed once all it references is.
- * A reference back to a type on the stack closes a cycle; every type on the
- * stack above that one, and every type that references one of them, is
- * left out. Done here, on the worker, while the unit is in its cache.
+ * cu->sccs: the strongly connected components of the reference graph
+ * (Tarjan's algorithm, with an explicit stack: chains of types can be
+ * long), each after every component it references. Done here, on the
+ * worker, while the unit is in its cache.
  */
-static int cu_order_acyclic(struct cu_loader *l)
+static int cu_order_sccs(struct cu_loader *l)
 {
 	struct cu *cu = l->cu;
-	uint32_t i, sp, ref;
-	struct order_frame *f;
+	uint32_t i, v, sp, ref, k, counter = 0;
+	struct scc_frame *f;
 	int err = 0;
 
-	cu->nr_acyclic = 0;
-	if (d2b_grow(&l->visit, &l->cap_visit, cu->nr_types, sizeof(*l->visit)) ||
-	    d2b_grow(&cu->acyclic, &l->cap_acyclic, cu->nr_types, sizeof(*cu->acyclic)))
+	cu->nr_scc_words = 0;
+	if (l->dl->merged)
+		return 0; /* the one CU: no later CU repeats its types */
+	if (d2b_grow(&l->scc_index, &l->cap_scc, cu->nr_types, sizeof(*l->scc_index)) ||
+	    d2b_grow(&l->scc_low, &l->cap_scc_low, cu->nr_types, sizeof(*l->scc_low)) ||
+	    d2b_grow(&l->scc_stack, &l->cap_scc_stack, cu->nr_types, sizeof(*l->scc_stack)) ||
+	    d2b_grow(&l->scc_open, &l->cap_scc_open, cu->nr_types, sizeof(*l->scc_open)) ||
+	    d2b_grow(&cu->sccs, &l->cap_sccs, 2 * (uint64_t)cu->nr_types, sizeof(*cu->sccs)))
 		return -ENOMEM;
-	memset(l->visit, VISIT_NEW, cu->nr_types);
+	memset(l->scc_index, 0, cu->nr_types * sizeof(*l->scc_index));
+	memset(l->scc_open, 0, cu->nr_types);
+	l->scc_sp = 0;
 	for (i = 1; i < cu->nr_types && !err; i++) {
-		if (l->visit[i] != VISIT_NEW)
+		if (l->scc_index[i])
 			continue;
 		sp = 0;
-		err = order_push(l, &sp, i);
+		err = scc_push(l, &sp, i, &counter);
 		while (!err && sp) {
-			f = &l->stack[sp - 1];
+			f = &l->scc_frames[sp - 1];
 			if (type_ref(cu, &cu->types[f->type], f->next_ref++, &ref)) {
 				if (!ref)
 					continue;
-				if (l->visit[ref] == VISIT_NEW)
-					err = order_push(l, &sp, ref);
-				else if (l->visit[ref] != VISIT_ACYCLIC)
-					f->cyclic = true;
+				if (!l->scc_index[ref])
+					err = scc_push(l, &sp, ref, &counter);
+				else if (l->scc_open[ref] &&
+					 l->scc_index[ref] < l->scc_low[f->type])
+					l->scc_low[f->type] = l->scc_index[ref];
 				continue;
 			}
+			v = f->type;
 			sp--;
-			if (f->cyclic) {
-				l->visit[f->type] = VISIT_CYCLIC;
-				if (sp)
-					l->stack[sp - 1].cyclic = true;
+			if (sp && l->scc_low[v] < l->scc_low[l->scc_frames[sp - 1].type])
+				l->scc_low[l->scc_frames[sp - 1].type] = l->scc_low[v];
+			if (l->scc_low[v] != l->scc_index[v])
 				continue;
-			}
-			l->visit[f->type] = VISIT_ACYCLIC;
-			cu->acyclic[cu->nr_acyclic++] = f->type;
+			for (k = l->scc_sp - 1; l->scc_stack[k] != v; k--)
+				;
+			scc_emit(l, &l->scc_stack[k], l->scc_sp - k);
+			while (l->scc_sp > k)
+				l->scc_open[l->scc_stack[--l->scc_sp]] = 0;
 		}
 	}
 	return err;
@@ -2270,7 +2341,7 @@ static void cu_arrays_free(struct cu *cu)
 	free(cu->annots);
 	free(cu->funcs);
 	free(cu->vars);
-	free(cu->acyclic);
+	free(cu->sccs);
 }
 
 /*
@@ -2299,7 +2370,7 @@ static struct cu_loader *loader_take(struct dwarf_loader *dl)
 		.annots = l->work.annots,
 		.funcs = l->work.funcs,
 		.vars = l->work.vars,
-		.acyclic = l->work.acyclic,
+		.sccs = l->work.sccs,
 	};
 	l->work = work;
 	l->nr_vecs = 0;
@@ -2337,8 +2408,11 @@ static void loader_destroy(struct cu_loader *l)
 	}
 	free(l->vecs);
 	cu_arrays_free(&l->work);
-	free(l->visit);
-	free(l->stack);
+	free(l->scc_index);
+	free(l->scc_low);
+	free(l->scc_stack);
+	free(l->scc_open);
+	free(l->scc_frames);
 	free(l);
 }
 
@@ -2382,7 +2456,7 @@ static int cu_pack(struct cu_loader *l, struct cu **cup)
 		(size_t)l->nr_annots * sizeof(*w->annots),
 		(size_t)w->nr_funcs * sizeof(*w->funcs),
 		(size_t)w->nr_vars * sizeof(*w->vars),
-		(size_t)w->nr_acyclic * sizeof(*w->acyclic), /* last: 4-byte items */
+		(size_t)w->nr_scc_words * sizeof(*w->sccs), /* last: 4-byte items */
 	};
 	size_t total = sizeof(*cu);
 	char *p;
@@ -2404,7 +2478,7 @@ static int cu_pack(struct cu_loader *l, struct cu **cup)
 		cu->own_arrays = true;
 		memset(w, 0, sizeof(*w));
 		l->cap_types = l->cap_members = l->cap_enums = l->cap_params = 0;
-		l->cap_annots = l->cap_funcs = l->cap_vars = l->cap_acyclic = 0;
+		l->cap_annots = l->cap_funcs = l->cap_vars = l->cap_sccs = 0;
 		*cup = cu;
 		return 0;
 	}
@@ -2422,7 +2496,7 @@ static int cu_pack(struct cu_loader *l, struct cu **cup)
 	cu->annots = cu_pack_place(&p, w->annots, bytes[4]);
 	cu->funcs = cu_pack_place(&p, w->funcs, bytes[5]);
 	cu->vars = cu_pack_place(&p, w->vars, bytes[6]);
-	cu->acyclic = cu_pack_place(&p, w->acyclic, bytes[7]);
+	cu->sccs = cu_pack_place(&p, w->sccs, bytes[7]);
 	*cup = cu;
 	return 0;
 }
@@ -2473,7 +2547,7 @@ int dwarf_loader__load_cu(struct dwarf_loader *dl, unsigned int id, struct cu **
 	if (!err)
 		err = cu_resolve(l);
 	if (!err)
-		err = cu_order_acyclic(l);
+		err = cu_order_sccs(l);
 	if (err)
 		goto out_warn;
 out_done:

@@ -33,6 +33,11 @@
 struct dwarf_loader;
 struct d2b_conf;
 
+/* the largest cycle of types listed in cu->sccs (measured: performance.md) */
+#ifndef SCC_MAX_TYPES
+#define SCC_MAX_TYPES 64
+#endif
+
 /* types[] entry tags beyond DWARF's own */
 #define D2B_TAG_TYPE_TAG 0x6000 /* DW_TAG_LLVM_annotation btf_type_tag */
 
@@ -127,11 +132,18 @@ struct cu {
 	uint32_t int_type;
 	bool has_arrays;
 	/*
-	 * The types from which no chain of references leads back to the type
-	 * itself, each after every type it references (type_dups uses them).
+	 * For type_dups: the strongly connected components of the references
+	 * between types (a type alone, or types that reach each other), each
+	 * after every component it references: its number of types, then the
+	 * types. A type that is not on a cycle is a component of one. A cycle
+	 * is listed breadth first from its root, the struct or union with the
+	 * least (tag, name), references in order, so that every copy of it is
+	 * listed alike; one without a single such root, or of more than
+	 * SCC_MAX_TYPES types, is left out. Empty for the one merged CU of an
+	 * LTO kernel, which no later CU can repeat.
 	 */
-	uint32_t *acyclic;
-	uint32_t nr_acyclic;
+	uint32_t *sccs;
+	uint32_t nr_scc_words;
 	/* how far the unit read .debug_loc [0] and .debug_loclists [1] */
 	uint64_t loc_end[2];
 	/* the arrays are allocated apart, not in the struct's own block */

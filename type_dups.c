@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * type_dups - types of a CU that repeat, exactly, a type already in the BTF
+ * type_dups - types of a CU that repeat, exactly, types already in the BTF
  * being built (one batch, or the one split BTF), found before they are
  * encoded.
  *
@@ -8,50 +8,56 @@
  * on Debian's 6.1 vmlinux the encoder's stream is 3.4 M types, btf__dedup
  * keeps 95 K. Both the collector (one libbpf add call per type, member and
  * parameter, and a name look-up for each) and the dedups (every type hashed
- * and compared) pay for every copy. About half of the stream's types, with
- * a third of its members, parameters and enumerators, are exact repeats of
- * a type earlier in the same batch, with repeats for references; this
- * module finds those, and the encoder refers to the earlier type instead.
+ * and compared) pay for every copy. Most of the stream's types are exact
+ * repeats of types earlier in the same batch; this module finds those, and
+ * the encoder refers to the earlier types instead of adding copies.
  *
- * Exact. A CU type repeats a known type if everything the encoder turns
- * into its BTF bytes is the same: tag, flags, encoding, size, count, name,
- * and for each member, enumerator or parameter its name, value, offsets and
- * flags; every type it references is itself a found repeat (or void), and
- * the references are compared as BTF ids, so the whole graph below the type
- * is the same graph. Names are the same string if they are the same address
- * in .debug_str or the same short inline string (the encoder's own caches
- * make the same assumption); any other name must be the same pointer. The
- * comparison is of the full description, never of a hash alone.
+ * Exact. The unit of comparison is a strongly connected component of the
+ * CU's reference graph (cu->sccs, from the loader): a type alone, or a
+ * cycle such as a struct and the pointers through which it reaches itself.
+ * Two components are the same if they list alike (the loader lists a cycle
+ * breadth first from its one struct or union with the least tag and name)
+ * and, type by type, everything the encoder turns into BTF bytes is the
+ * same: tag, flags, encoding, size, count, name, and each member's,
+ * enumerator's or parameter's name, value, offsets and flags; a reference
+ * inside the component by its place in the list, any other by BTF id, and
+ * every type referenced outside the component must itself be a found
+ * repeat (or void). So a found component and its earlier copy are the same
+ * graph, node for node, down to the types both reference. Names are the
+ * same string if they are the same address in .debug_str or the same
+ * short inline string (the encoder's own caches make the same assumption);
+ * any other name must be the same pointer. The comparison is of the full
+ * description, never of a hash alone.
  *
- * Not considered: types on or above a reference cycle within the CU (a
- * struct reached again through its own pointers: such graphs are only
- * equal up to isomorphism, which is btf__dedup's job), types with decl tags
- * (the tags refer to their own copy), and arrays before the BTF has its
- * array index type. A type that references one of these, or a type the CU
- * adds, is added too.
+ * Not considered: components with a type that has decl tags (the tags
+ * refer to their own copy), cycles the loader does not list (no single
+ * least struct, or over SCC_MAX_TYPES types), and arrays before the BTF has
+ * its array index type. A type that references one of these, or a type the
+ * CU adds, is added too.
  *
  * Why the output stays pahole's. btf__dedup maps every type to the first
  * type of its equivalence class and keeps the string section as built. An
  * exact repeat T of an earlier type C is in C's class under every rule
  * libbpf applies: for integers, forwards, enums and floats the bytes are
  * equal; for references, arrays and prototypes the referenced types are
- * the same ids; for structs and unions the members are equal and reach the
- * same graph. So dropping T and pointing its users at C leaves the classes
- * and their first members, in order, as they were; T's names are C's names,
- * already in the string section, so no string moves. The byte comparisons
- * with pahole 1.30 (kernel and module tests) check this on real kernels,
- * as for the batches (btf_batches.c).
+ * equivalent by induction; for structs and unions the members are equal,
+ * and the graphs below are the same graph (libbpf's hypothetical walk from
+ * T and C pairs each node with its copy, cycles included). So dropping T
+ * and pointing its users at C leaves the classes and their first members,
+ * in order, as they were; T's names are C's names, already in the string
+ * section, so no string moves. The byte comparisons with pahole 1.30
+ * (kernel and module tests) check this on real kernels, as for the batches
+ * (btf_batches.c), and the fixture test checks that repeats were found.
  *
- * How. The loader lists each CU's acyclic types, each after all it
- * references (cu->acyclic, built on the worker while the unit is in its
- * cache). type_dups__find() goes down that list: a type whose references
- * were all found is described (a row of 32-bit words, references as BTF
- * ids) and looked up; if it is there, ids[i] is the known type's id, and if
- * not it is entered at once, its id filled in by type_dups__add() once the
- * encoder has given it one. type_dups__add() then describes and enters the
- * CU's new types that reference its other new types. The table is open
- * addressing on a 64-bit hash of the description, the descriptions kept in
- * one array; both are emptied, not freed, for the next batch.
+ * How. type_dups__find() goes down cu->sccs: a component whose outside
+ * references were all found is described (a row of 32-bit words) and
+ * looked up; if it is there, its types get the known types' ids, and if not
+ * it is entered at once, the ids filled in by type_dups__add() once the
+ * encoder has given them. type_dups__add() then describes and enters the
+ * CU's new components that reference its other new types. The table is
+ * open addressing on a 64-bit hash of the description; the descriptions
+ * and ids are kept in one array; both are emptied, not freed, for the next
+ * batch.
  *
  * One thread (the collector) uses a struct type_dups; no locking.
  */
@@ -65,14 +71,18 @@
 #include "type_dups.h"
 
 struct pending {
-	uint32_t type; /* of the CU */
-	uint32_t slot;
+	uint32_t scc; /* the component's place in cu->sccs */
+	uint32_t entry; /* and its entry in descs[] */
 };
 
+/*
+ * An entry, in descs[]: the number of words of its description, the words,
+ * the number of its types, their ids (in the component's order; 0 while
+ * pending: the CU being encoded has yet to give them).
+ */
 struct slot {
 	uint64_t hash; /* 0: free */
-	uint32_t id; /* 0: a type of the CU being encoded (struct pending) */
-	uint32_t desc; /* its description: descs[desc] words, then the words */
+	uint32_t entry;
 };
 
 struct type_dups {
@@ -84,9 +94,11 @@ struct type_dups {
 	uint32_t nr_descs, cap_descs;
 
 	/* per CU */
+	uint32_t *local; /* [type]: 1 + its place in the component described */
+	uint32_t cap_local;
 	uint32_t *desc; /* the description being built */
-	uint32_t cap_desc;
-	struct pending *pending; /* entered by type_dups__find, id to come */
+	uint32_t nr_desc, cap_desc;
+	struct pending *pending; /* entered by type_dups__find, ids to come */
 	uint32_t nr_pending, cap_pending;
 };
 
@@ -101,6 +113,7 @@ void type_dups__free(struct type_dups *td)
 		return;
 	free(td->slots);
 	free(td->descs);
+	free(td->local);
 	free(td->desc);
 	free(td->pending);
 	free(td);
@@ -162,23 +175,27 @@ static void put_name(const struct type_dups *td, uint32_t **w, const char *s)
 	put64(w, (uintptr_t)s);
 }
 
-/*
- * Describe type @i of @cu into td->desc, references through @ids; returns
- * the number of words, or -ENOMEM.
- */
+/* a reference: inside the component by its place (high bit set), else by id */
+static uint32_t ref_word(const struct type_dups *td, const uint32_t *ids, uint32_t ref)
+{
+	return td->local[ref] ? 0x80000000u | td->local[ref] : ids[ref];
+}
+
+/* append type @i of @cu to td->desc; 0 or -ENOMEM */
 static int describe(struct type_dups *td, const struct cu *cu, uint32_t i, const uint32_t *ids,
 		    uint32_t index_id)
 {
 	const struct cu_type *t = &cu->types[i];
 	uint32_t k, *w;
 
-	if (d2b_grow(&td->desc, &td->cap_desc, 10 + (uint64_t)t->nr * 7, sizeof(*td->desc)))
+	if (d2b_grow(&td->desc, &td->cap_desc, td->nr_desc + 10 + (uint64_t)t->nr * 7,
+		     sizeof(*td->desc)))
 		return -ENOMEM;
-	w = td->desc;
+	w = td->desc + td->nr_desc;
 	*w++ = t->tag | (uint32_t)t->flags << 16 | (uint32_t)t->encoding << 24;
 	put_name(td, &w, t->name);
 	put64(&w, t->size);
-	*w++ = ids[t->type];
+	*w++ = ref_word(td, ids, t->type);
 	*w++ = t->nr;
 	if (t->tag == DW_TAG_array_type)
 		*w++ = index_id;
@@ -187,7 +204,7 @@ static int describe(struct type_dups *td, const struct cu *cu, uint32_t i, const
 			const struct cu_member *m = &cu->members[t->first + k];
 
 			put_name(td, &w, m->name);
-			*w++ = ids[m->type];
+			*w++ = ref_word(td, ids, m->type);
 			*w++ = m->bit_offset;
 			*w++ = m->dw4_bit_offset;
 			*w++ = m->bitfield_size | (uint32_t)m->has_dw4_bit_offset << 16;
@@ -200,11 +217,80 @@ static int describe(struct type_dups *td, const struct cu *cu, uint32_t i, const
 			const struct cu_param *p = &cu->params[t->first + k];
 
 			put_name(td, &w, p->name);
-			*w++ = p->vararg ? 0 : ids[p->type];
+			*w++ = p->vararg ? 0 : ref_word(td, ids, p->type);
 			*w++ = p->vararg;
 		}
 	}
-	return (int)(w - td->desc);
+	td->nr_desc = (uint32_t)(w - td->desc);
+	return 0;
+}
+
+/*
+ * Every reference of type @t leaves its component (td->local) for a type
+ * that has an id below @limit, or void.
+ */
+static bool refs_below(const struct type_dups *td, const struct cu *cu, const struct cu_type *t,
+		       const uint32_t *ids, uint32_t limit)
+{
+	uint32_t k, ref;
+
+	if (t->type && !td->local[t->type] && (!ids[t->type] || ids[t->type] >= limit))
+		return false;
+	for (k = 0; k < t->nr; k++) {
+		if (is_composite(t->tag))
+			ref = cu->members[t->first + k].type;
+		else if (t->tag == DW_TAG_subroutine_type && !cu->params[t->first + k].vararg)
+			ref = cu->params[t->first + k].type;
+		else
+			return true;
+		if (ref && !td->local[ref] && (!ids[ref] || ids[ref] >= limit))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Whether the component @m[0..@nr) can be described: none of its types has
+ * decl tags, and all they reference outside it has an id below @limit.
+ * Leaves td->local set for the component (scc_unmark clears it).
+ */
+static bool scc_ready(struct type_dups *td, const struct cu *cu, const uint32_t *m, uint32_t nr,
+		      const uint32_t *ids, uint32_t limit)
+{
+	uint32_t k;
+
+	for (k = 0; k < nr; k++)
+		td->local[m[k]] = k + 1;
+	for (k = 0; k < nr; k++)
+		if (cu->types[m[k]].nr_annots || !refs_below(td, cu, &cu->types[m[k]], ids, limit))
+			return false;
+	return true;
+}
+
+static void scc_unmark(struct type_dups *td, const uint32_t *m, uint32_t nr)
+{
+	uint32_t k;
+
+	for (k = 0; k < nr; k++)
+		td->local[m[k]] = 0;
+}
+
+/*
+ * Describe the component @m[0..@nr) into td->desc if scc_ready() with
+ * @limit: 1 if described, 0 if not, -ENOMEM.
+ */
+static int describe_scc(struct type_dups *td, const struct cu *cu, const uint32_t *m, uint32_t nr,
+			const uint32_t *ids, uint32_t index_id, uint32_t limit)
+{
+	uint32_t k;
+	int ret = scc_ready(td, cu, m, nr, ids, limit);
+
+	td->nr_desc = 0;
+	for (k = 0; k < nr && ret > 0; k++)
+		if (describe(td, cu, m[k], ids, index_id))
+			ret = -ENOMEM;
+	scc_unmark(td, m, nr);
+	return ret;
 }
 
 static uint64_t desc_hash(const uint32_t *w, uint32_t n)
@@ -220,121 +306,118 @@ static uint64_t desc_hash(const uint32_t *w, uint32_t n)
 	return h | 1;
 }
 
-/* the slot of the description td->desc[0..@n) with @hash: its entry or a free one */
-static struct slot *desc_slot(const struct type_dups *td, uint64_t hash, uint32_t n)
+/* the slot of td->desc, hash @hash: its entry or a free one */
+static struct slot *desc_slot(const struct type_dups *td, uint64_t hash)
 {
-	uint32_t h = (uint32_t)(hash >> 32) & (td->cap - 1);
+	uint32_t h = (uint32_t)(hash >> 32) & (td->cap - 1), n = td->nr_desc;
 	struct slot *s;
 
 	for (;; h = (h + 1) & (td->cap - 1)) {
 		s = &td->slots[h];
 		if (!s->hash)
 			return s;
-		if (s->hash == hash && td->descs[s->desc] == n &&
-		    !memcmp(&td->descs[s->desc + 1], td->desc, n * sizeof(*td->desc)))
+		if (s->hash == hash && td->descs[s->entry] == n &&
+		    !memcmp(&td->descs[s->entry + 1], td->desc, n * sizeof(*td->desc)))
 			return s;
 	}
 }
 
+/* the ids of the entry at descs[@entry], and their number */
+static uint32_t *entry_ids(const struct type_dups *td, uint32_t entry, uint32_t *nr)
+{
+	uint32_t *e = &td->descs[entry + 1 + td->descs[entry]];
+
+	*nr = e[0];
+	return e + 1;
+}
+
 static int table_grow(struct type_dups *td)
 {
-	struct type_dups n = { .cap = td->cap ? td->cap * 2 : 1 << 12 };
-	uint32_t i;
+	uint32_t cap = td->cap ? td->cap * 2 : 1 << 12, i, h;
+	struct slot *slots;
 
-	if (n.cap > UINT32_MAX / 2)
+	if (cap > UINT32_MAX / 2)
 		return -ENOMEM;
-	n.slots = calloc(n.cap, sizeof(*n.slots));
-	if (!n.slots)
+	slots = calloc(cap, sizeof(*slots));
+	if (!slots)
 		return -ENOMEM;
 	for (i = 0; i < td->cap; i++) {
-		const struct slot *s = &td->slots[i];
-		uint32_t h = (uint32_t)(s->hash >> 32) & (n.cap - 1);
-
-		if (!s->hash)
+		if (!td->slots[i].hash)
 			continue;
-		while (n.slots[h].hash)
-			h = (h + 1) & (n.cap - 1);
-		n.slots[h] = *s;
+		for (h = (uint32_t)(td->slots[i].hash >> 32) & (cap - 1); slots[h].hash;
+		     h = (h + 1) & (cap - 1))
+			;
+		slots[h] = td->slots[i];
 	}
 	free(td->slots);
-	td->slots = n.slots;
-	td->cap = n.cap;
+	td->slots = slots;
+	td->cap = cap;
+	return 0;
+}
+
+/* enter td->desc, hash @hash, in free slot @s, for component @m[0..@nr) (@ids NULL: pending) */
+static int desc_enter(struct type_dups *td, struct slot *s, uint64_t hash, const uint32_t *m,
+		      uint32_t nr, const uint32_t *ids)
+{
+	uint32_t n = td->nr_desc, *e, k;
+
+	if (d2b_grow(&td->descs, &td->cap_descs, (uint64_t)td->nr_descs + 2 + n + nr,
+		     sizeof(*td->descs)))
+		return -ENOMEM;
+	*s = (struct slot){ hash, td->nr_descs };
+	e = &td->descs[td->nr_descs];
+	e[0] = n;
+	memcpy(e + 1, td->desc, n * sizeof(*td->desc));
+	e[1 + n] = nr;
+	for (k = 0; k < nr; k++)
+		e[2 + n + k] = ids ? ids[m[k]] : 0;
+	td->nr_descs += 2 + n + nr;
+	td->nr++;
 	return 0;
 }
 
 /* ------------------------------------------------------------------ */
 /* finding and adding                                                   */
 
-/* every type @t references is void or has an id, below @limit */
-static bool refs_below(const struct cu *cu, const struct cu_type *t, const uint32_t *ids,
-		       uint32_t limit)
-{
-	uint32_t k, ref;
-
-	if (t->type && (!ids[t->type] || ids[t->type] >= limit))
-		return false;
-	for (k = 0; k < t->nr; k++) {
-		if (is_composite(t->tag))
-			ref = cu->members[t->first + k].type;
-		else if (t->tag == DW_TAG_subroutine_type && !cu->params[t->first + k].vararg)
-			ref = cu->params[t->first + k].type;
-		else
-			return true;
-		if (ref && (!ids[ref] || ids[ref] >= limit))
-			return false;
-	}
-	return true;
-}
-
-/* enter td->desc[0..@n), hash @hash, in free slot @s: id @id (0: pending) */
-static int desc_enter(struct type_dups *td, struct slot *s, uint64_t hash, uint32_t n, uint32_t id)
-{
-	if (d2b_grow(&td->descs, &td->cap_descs, (uint64_t)td->nr_descs + 1 + n,
-		     sizeof(*td->descs)))
-		return -ENOMEM;
-	*s = (struct slot){ hash, id, td->nr_descs };
-	td->descs[td->nr_descs++] = n;
-	memcpy(&td->descs[td->nr_descs], td->desc, n * sizeof(*td->desc));
-	td->nr_descs += n;
-	td->nr++;
-	return 0;
-}
-
 int type_dups__find(struct type_dups *td, const struct cu *cu, uint32_t index_id, uint32_t *ids)
 {
-	uint32_t i, k;
-	uint64_t hash;
+	uint32_t w, nr, k, *known, nr_known;
+	const uint32_t *m;
 	struct slot *s;
-	int n;
+	uint64_t hash;
+	int ret;
 
 	memset(ids, 0, cu->nr_types * sizeof(*ids));
 	td->nr_pending = 0;
 	if (!index_id)
 		return 0;
-	/* no growth while slots are pending */
-	while ((uint64_t)(td->nr + cu->nr_acyclic) * 2 > td->cap)
-		if (table_grow(td))
-			return -ENOMEM;
-	if (d2b_grow(&td->pending, &td->cap_pending, cu->nr_acyclic, sizeof(*td->pending)))
+	if (d2b_grow(&td->pending, &td->cap_pending, cu->nr_scc_words, sizeof(*td->pending)) ||
+	    d2b_grow(&td->local, &td->cap_local, cu->nr_types, sizeof(*td->local)))
 		return -ENOMEM;
-	for (k = 0; k < cu->nr_acyclic; k++) {
-		const struct cu_type *t = &cu->types[cu->acyclic[k]];
-
-		i = cu->acyclic[k];
-		if (t->nr_annots || !refs_below(cu, t, ids, UINT32_MAX))
-			continue;
-		n = describe(td, cu, i, ids, index_id);
-		if (n < 0)
-			return n;
-		hash = desc_hash(td->desc, (uint32_t)n);
-		s = desc_slot(td, hash, (uint32_t)n);
-		if (s->hash) {
-			ids[i] = s->id; /* 0 if a repeat within the CU: it is added */
+	memset(td->local, 0, cu->nr_types * sizeof(*td->local));
+	for (w = 0; w < cu->nr_scc_words; w += 1 + nr) {
+		nr = cu->sccs[w];
+		m = &cu->sccs[w + 1];
+		ret = describe_scc(td, cu, m, nr, ids, index_id, UINT32_MAX);
+		if (ret <= 0) {
+			if (ret < 0)
+				return ret;
 			continue;
 		}
-		if (desc_enter(td, s, hash, (uint32_t)n, 0))
+		if ((td->nr + 1) * 2 > td->cap && table_grow(td))
 			return -ENOMEM;
-		td->pending[td->nr_pending++] = (struct pending){ i, (uint32_t)(s - td->slots) };
+		hash = desc_hash(td->desc, td->nr_desc);
+		s = desc_slot(td, hash);
+		if (s->hash) {
+			known = entry_ids(td, s->entry, &nr_known);
+			/* (a pending entry: a repeat within the CU, added) */
+			for (k = 0; known[0] && k < nr; k++)
+				ids[m[k]] = known[k];
+			continue;
+		}
+		if (desc_enter(td, s, hash, m, nr, NULL))
+			return -ENOMEM;
+		td->pending[td->nr_pending++] = (struct pending){ w, s->entry };
 	}
 	return 0;
 }
@@ -342,30 +425,42 @@ int type_dups__find(struct type_dups *td, const struct cu *cu, uint32_t index_id
 int type_dups__add(struct type_dups *td, const struct cu *cu, uint32_t index_id,
 		   const uint32_t *ids, uint32_t first_new)
 {
-	uint32_t i, k;
-	uint64_t hash;
+	uint32_t w, nr, k, *known, nr_known;
+	const uint32_t *m;
 	struct slot *s;
-	int n;
+	uint64_t hash;
+	int ret;
 
 	if (!index_id)
 		return 0;
-	for (k = 0; k < td->nr_pending; k++)
-		td->slots[td->pending[k].slot].id = ids[td->pending[k].type];
-	/* the CU's new types that reference new types (the others are pending) */
-	for (k = 0; k < cu->nr_acyclic; k++) {
-		const struct cu_type *t = &cu->types[cu->acyclic[k]];
-
-		i = cu->acyclic[k];
-		if (ids[i] < first_new || t->nr_annots || refs_below(cu, t, ids, first_new))
+	for (k = 0; k < td->nr_pending; k++) {
+		m = &cu->sccs[td->pending[k].scc + 1];
+		known = entry_ids(td, td->pending[k].entry, &nr_known);
+		for (w = 0; w < nr_known; w++)
+			known[w] = ids[m[w]];
+	}
+	/* the CU's new components that reference its other new types */
+	for (w = 0; w < cu->nr_scc_words; w += 1 + nr) {
+		nr = cu->sccs[w];
+		m = &cu->sccs[w + 1];
+		if (ids[m[0]] < first_new)
+			continue;
+		/* entered by type_dups__find if it could be described then */
+		ret = scc_ready(td, cu, m, nr, ids, first_new);
+		scc_unmark(td, m, nr);
+		if (ret)
 			continue;
 		if ((td->nr + 1) * 2 > td->cap && table_grow(td))
 			return -ENOMEM;
-		n = describe(td, cu, i, ids, index_id);
-		if (n < 0)
-			return n;
-		hash = desc_hash(td->desc, (uint32_t)n);
-		s = desc_slot(td, hash, (uint32_t)n);
-		if (!s->hash && desc_enter(td, s, hash, (uint32_t)n, ids[i]))
+		ret = describe_scc(td, cu, m, nr, ids, index_id, UINT32_MAX);
+		if (ret <= 0) {
+			if (ret < 0)
+				return ret;
+			continue;
+		}
+		hash = desc_hash(td->desc, td->nr_desc);
+		s = desc_slot(td, hash);
+		if (!s->hash && desc_enter(td, s, hash, m, nr, ids))
 			return -ENOMEM;
 	}
 	return 0;

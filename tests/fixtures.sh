@@ -193,6 +193,27 @@ for set in 61 612 default; do
 	done
 done
 
+# ---- repeats --------------------------------------------------------------
+# The CUs share fixtures.h, so later CUs repeat types of earlier ones; the
+# byte comparisons above only prove the repeat finding (type_dups.c) right
+# if it found some. One merged CU (the LTO variants) has no later CU.
+case $VARIANT in
+lto | ltonote) ;;
+*)
+	read -r -a flags <<<"$FLAGS_612"
+	repeats=$("$DWARF2BTF" -V -j1 ${flags[@]+"${flags[@]}"} \
+		--btf_encode_detached="$WORKDIR/repeats.btf" "$WORKDIR/fixture" 2>&1 |
+		sed -n 's/.*(\([0-9]*\) exact repeats not added).*/\1/p')
+	if [ "${repeats:-0}" -gt 0 ]; then
+		echo "ok: $repeats repeated types found"
+		passed=$((passed + 1))
+	else
+		echo "FAIL: no repeated type found (-V: '${repeats:-}')"
+		failed=$((failed + 1))
+	fi
+	;;
+esac
+
 # ---- in place (-J without --btf_encode_detached) -------------------------
 # The fixture has no .BTF: both tools add it with $LLVM_OBJCOPY (GNU objcopy,
 # as the kernel passes it, and the llvm-objcopy default). Running -J again on
