@@ -41,6 +41,8 @@
 #include <gelf.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -90,6 +92,9 @@ struct dwarf_loader {
 	struct mapped_section rel_info, rel_abbrev, rel_loc, rel_loclists;
 	struct dr_unit *units; /* read-only after __new */
 	bool *cu_excluded;
+	/* [id]: why the load of unit id failed, written by the worker that
+	 * loaded it, read after the workers are joined (dwarf_loader__report) */
+	char **load_errs;
 	unsigned int nr_cus;
 	/* cross-unit references: all units are read as one merged CU, id 0 */
 	bool merged;
@@ -653,7 +658,8 @@ static int loader_index_units(struct dwarf_loader *dl)
 		return ret;
 	dl->rel_info.released = 0; /* the unit DIEs next, from the start */
 	dl->cu_excluded = calloc(dl->nr_cus ? dl->nr_cus : 1, sizeof(bool));
-	if (!dl->cu_excluded)
+	dl->load_errs = calloc(dl->nr_cus ? dl->nr_cus : 1, sizeof(*dl->load_errs));
+	if (!dl->cu_excluded || !dl->load_errs)
 		return -ENOMEM;
 	ret = loader_index_type_units(dl);
 	if (ret)
@@ -759,6 +765,8 @@ out_free:
 
 void dwarf_loader__free(struct dwarf_loader *dl)
 {
+	unsigned int i;
+
 	if (!dl)
 		return;
 	if (dl->elf)
@@ -771,6 +779,9 @@ void dwarf_loader__free(struct dwarf_loader *dl)
 	free(dl->tunits);
 	free(dl->sigs);
 	free(dl->cu_excluded);
+	for (i = 0; dl->load_errs && i < dl->nr_cus; i++)
+		free(dl->load_errs[i]);
+	free(dl->load_errs);
 	loaders_free(dl);
 	pthread_mutex_destroy(&dl->idle_lock);
 	free(dl);
@@ -2501,6 +2512,38 @@ static int cu_pack(struct cu_loader *l, struct cu **cup)
 	return 0;
 }
 
+/*
+ * Why unit @id failed to load: kept, not printed, so that of several bad
+ * units the one reported is the first in unit order whatever the timing
+ * (dwarves_emit_ordered.c, "Errors"). Printed at once if it cannot be kept.
+ */
+__attribute__((format(printf, 3, 4))) static void load_err(struct dwarf_loader *dl, unsigned int id,
+							   const char *fmt, ...)
+{
+	va_list ap;
+	char *msg;
+	int len;
+
+	va_start(ap, fmt);
+	len = vasprintf(&msg, fmt, ap);
+	va_end(ap);
+	if (len < 0) {
+		va_start(ap, fmt);
+		fputs("dwarf2btf: ", stderr);
+		vfprintf(stderr, fmt, ap);
+		va_end(ap);
+		return;
+	}
+	free(dl->load_errs[id]);
+	dl->load_errs[id] = msg;
+}
+
+void dwarf_loader__report(const struct dwarf_loader *dl, unsigned int id)
+{
+	if (id < dl->nr_cus && dl->load_errs[id])
+		pr_warn("%s", dl->load_errs[id]);
+}
+
 int dwarf_loader__load_cu(struct dwarf_loader *dl, unsigned int id, struct cu **cup)
 {
 	unsigned int i, first = id, last = id + 1, nr_dcs = 1;
@@ -2556,26 +2599,29 @@ out_done:
 
 out_warn:
 	if (err == -ELOOP && l->too_deep)
-		pr_warn("%s: CU %#" PRIx64 ": DIE %#" PRIx64 ": nesting deeper than %d\n", dl->path,
-			cu->off, l->err_die, MAX_DIE_DEPTH);
+		load_err(dl, id, "%s: CU %#" PRIx64 ": DIE %#" PRIx64 ": nesting deeper than %d\n",
+			 dl->path, cu->off, l->err_die, MAX_DIE_DEPTH);
 	else if (err == -ELOOP)
-		pr_warn("%s: CU %#" PRIx64 ": DIE %#" PRIx64 ": type refers to itself\n", dl->path,
-			cu->off, l->err_die);
+		load_err(dl, id, "%s: CU %#" PRIx64 ": DIE %#" PRIx64 ": type refers to itself\n",
+			 dl->path, cu->off, l->err_die);
 	else if (err == -ENOENT)
-		pr_warn("%s: CU %#" PRIx64 ": type signature %#" PRIx64 ": no such type unit\n",
-			dl->path, cu->off, l->bad_sig);
+		load_err(dl, id,
+			 "%s: CU %#" PRIx64 ": type signature %#" PRIx64 ": no such type unit\n",
+			 dl->path, cu->off, l->bad_sig);
 	else if (err == -EBADMSG)
-		pr_warn("%s: CU %#" PRIx64 ": DIE %#" PRIx64 ": reference to no DIE of %s\n",
-			dl->path, cu->off, l->bad_ref_die, dl->merged ? ".debug_info" : "its unit");
+		load_err(dl, id,
+			 "%s: CU %#" PRIx64 ": DIE %#" PRIx64 ": reference to no DIE of %s\n",
+			 dl->path, cu->off, l->bad_ref_die,
+			 dl->merged ? ".debug_info" : "its unit");
 	else if (err == -EINVAL && l->err_die == cu->off && !l->dc)
-		pr_warn("%s: CU %#" PRIx64 ": bad abbreviation table or unit DIE\n", dl->path,
-			cu->off);
+		load_err(dl, id, "%s: CU %#" PRIx64 ": bad abbreviation table or unit DIE\n",
+			 dl->path, cu->off);
 	else if (err == -EINVAL)
-		pr_warn("%s: CU %#" PRIx64 ": DIE %#" PRIx64 ": malformed DWARF\n", dl->path,
-			cu->off, l->err_die);
+		load_err(dl, id, "%s: CU %#" PRIx64 ": DIE %#" PRIx64 ": malformed DWARF\n",
+			 dl->path, cu->off, l->err_die);
 	else
-		pr_warn("%s: CU %#" PRIx64 ": DIE %#" PRIx64 ": %s\n", dl->path, cu->off,
-			l->err_die, strerror(-err));
+		load_err(dl, id, "%s: CU %#" PRIx64 ": DIE %#" PRIx64 ": %s\n", dl->path, cu->off,
+			 l->err_die, strerror(-err));
 out_free:
 	free(cu_die);
 	for (i = 0; l->dc_state && i < nr_dcs; i++)

@@ -167,10 +167,13 @@ void dwarf_loader__str_section(const struct dwarf_loader *dl, const char **data,
 
 /*
  * Load unit @id into a new struct cu (*@cup). Thread-safe for distinct ids.
- * Returns 0 or -errno after printing a one-line error naming the file, CU
- * and DIE offset.
+ * Returns 0 or -errno; a one-line error naming the file, CU and DIE offset
+ * is then kept for dwarf_loader__report().
  */
 int dwarf_loader__load_cu(struct dwarf_loader *dl, unsigned int id, struct cu **cup);
+
+/* print why unit @id failed to load, if it did; after the loads are done */
+void dwarf_loader__report(const struct dwarf_loader *dl, unsigned int id);
 
 /*
  * No dwarf_loader__load_cu() runs or will: the buffers kept for the next

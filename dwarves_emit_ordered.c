@@ -21,14 +21,14 @@
  *   slot state:  UNPROCESSED --claim--> LOADING --load ok--> LOADED
  *                LOADED --collector--> PROCESSED (emit() owns the unit)
  *                LOADED --stop--> discard() at shutdown
- *                LOADING --load error--> UNPROCESSED, slot.err set, stop
+ *                LOADING --load error--> UNPROCESSED, slot.err set, no claims
  *
  * Invariants (all read under eo->lock):
  *
  *  I1. next_emit <= next_claim <= nr_units, and next_claim - next_emit <=
- *      window. Ids in [next_emit, next_claim) are LOADING or LOADED (or failed,
- *      which stops the run), ids >= next_claim are UNPROCESSED, ids below
- *      next_emit are PROCESSED.
+ *      window. Ids in [next_emit, next_claim) are LOADING or LOADED (or
+ *      failed: UNPROCESSED with err set, after which nothing is claimed),
+ *      ids >= next_claim are UNPROCESSED, ids below next_emit are PROCESSED.
  *  I2. in_flight == number of slots LOADING or LOADED <= next_claim -
  *      next_emit <= window. Memory held by loaded units is thus bounded by
  *      window units, whatever the thread timing.
@@ -37,7 +37,9 @@
  *      next_emit has been claimed, so it is LOADING or LOADED. A LOADING unit
  *      belongs to a running worker that waits for nothing before it
  *      publishes the result (load() runs unlocked); the collector then emits
- *      it, and next_emit++ reopens the window, or it sees stop. Conversely,
+ *      it, and next_emit++ reopens the window, or it sees the failure or
+ *      stop. A failed load claims nothing more, and every id below it is
+ *      claimed already, so it never leaves the collector waiting. Conversely,
  *      while next_emit is unclaimed the window has room, so any free worker
  *      claims it. No thread holds eo->lock across load(), emit() or
  *      discard(); only the on_in_flight test hook runs under it.
@@ -48,12 +50,17 @@
  * (broadcast when next_emit advances or on stop). Every wait re-checks its
  * predicate in a loop.
  *
- * Errors. The first error, from load() or emit(), is published under the
- * lock together with its unit id and sets stop. Workers then claim nothing
- * new and exit after their current load(); the collector stops emitting,
- * joins the workers and hands every LOADED, not emitted unit to discard().
- * "First" is first in time: with several failing units, which one is
- * reported may depend on scheduling; success output never does.
+ * Errors. The error reported is the first in unit order, as if -j1 loaded
+ * and emitted one unit after the other: whatever the number of workers and
+ * the timing, a run with several bad units reports the same one. A failed
+ * load() marks its slot (err, back to UNPROCESSED) and ends all claiming:
+ * every id below it is claimed already, and none above it will be emitted.
+ * The collector goes on emitting up to that id, so an earlier unit's
+ * error, from its load() or its emit(), still comes first; on reaching a
+ * failed slot, or on an emit() error, it records the error and its unit id
+ * (only the collector does, under the lock) and sets stop. Workers exit
+ * after their current load(); the collector joins them and hands every
+ * LOADED, not emitted unit to discard().
  *
  * Tuning. None here: the window, the number of workers and how much nicer
  * they run than the collector (the thread the run waits for) are chosen by
@@ -97,6 +104,7 @@ struct emit_ordered {
 	unsigned int next_emit;		/* lock: next id the collector emits */
 	unsigned int in_flight;		/* lock: slots LOADING or LOADED */
 	bool stop;			/* lock: no new claims, no further emits */
+	bool claims_done; /* lock: a load failed, no new claims */
 	int err;			/* lock: first error, 0 if none */
 	unsigned int failed_id;		/* lock: unit that caused err */
 };
@@ -162,9 +170,10 @@ static bool emit_ordered_claim(struct emit_ordered *eo, unsigned int *id)
 	bool claimed = false;
 
 	pthread_mutex_lock(&eo->lock);
-	while (!eo->stop && eo->next_claim < eo->nr_units && emit_ordered_window_full(eo))
+	while (!eo->stop && !eo->claims_done && eo->next_claim < eo->nr_units &&
+	       emit_ordered_window_full(eo))
 		pthread_cond_wait(&eo->window_open, &eo->lock);
-	if (!eo->stop && eo->next_claim < eo->nr_units) {
+	if (!eo->stop && !eo->claims_done && eo->next_claim < eo->nr_units) {
 		*id = eo->next_claim++;
 		eo->slots[*id].state = CU__LOADING;
 		emit_ordered_set_in_flight(eo, eo->in_flight + 1);
@@ -188,14 +197,16 @@ static void emit_ordered_publish(struct emit_ordered *eo, unsigned int id, int e
 		slot->state = CU__UNPROCESSED;
 		slot->err = err;
 		emit_ordered_set_in_flight(eo, eo->in_flight - 1);
-		emit_ordered_fail(eo, err, id);
+		/* the collector reports it on reaching it (see Errors) */
+		eo->claims_done = true;
+		pthread_cond_broadcast(&eo->window_open);
 	} else {
 		slot->unit = unit;
 		slot->state = CU__LOADED;
-		/* the collector only ever waits for slot next_emit */
-		if (id == eo->next_emit)
-			pthread_cond_signal(&eo->unit_loaded);
 	}
+	/* the collector only ever waits for slot next_emit */
+	if (id == eo->next_emit)
+		pthread_cond_signal(&eo->unit_loaded);
 	pthread_mutex_unlock(&eo->lock);
 }
 
@@ -218,7 +229,8 @@ static void *emit_ordered_worker(void *arg)
 
 /*
  * Collector side: wait until unit @id is LOADED and take it. Returns false if
- * the run stopped first; the unit, if loaded, stays in its slot for discard.
+ * its load failed (the error is then recorded) or the run stopped first; the
+ * unit, if loaded, stays in its slot for discard.
  */
 static bool emit_ordered_take(struct emit_ordered *eo, unsigned int id, void **unit)
 {
@@ -226,9 +238,11 @@ static bool emit_ordered_take(struct emit_ordered *eo, unsigned int id, void **u
 	bool taken = false;
 
 	pthread_mutex_lock(&eo->lock);
-	while (slot->state != CU__LOADED && !eo->stop)
+	while (slot->state != CU__LOADED && !slot->err && !eo->stop)
 		pthread_cond_wait(&eo->unit_loaded, &eo->lock);
-	if (!eo->stop) {
+	if (!eo->stop && slot->err) {
+		emit_ordered_fail(eo, slot->err, id);
+	} else if (!eo->stop) {
 		*unit = slot->unit;
 		slot->unit = NULL;
 		taken = true;

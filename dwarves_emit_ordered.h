@@ -74,9 +74,11 @@ struct emit_ordered_opts {
 
 /*
  * Run the pipeline over @nr_units units. Blocks until every unit was emitted
- * or the first error stopped all threads. Returns 0, or the first error
- * (-errno) from load() or emit(); *@failed_id (if not NULL) is set to the
- * unit that failed. Not reentrant on the same @ctx; thread-safe otherwise.
+ * or the first error stopped all threads. Returns 0, or the first error in
+ * unit order (-errno) from load() or emit(), the one a single thread loading
+ * and emitting unit after unit would meet, whatever the workers and timing;
+ * *@failed_id (if not NULL) is set to the unit that failed. Not reentrant on
+ * the same @ctx; thread-safe otherwise.
  */
 int emit_ordered__run(unsigned int nr_units, const struct emit_ordered_ops *ops,
 		      void *ctx, const struct emit_ordered_opts *opts,

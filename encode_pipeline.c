@@ -154,6 +154,7 @@ int encode_pipeline__run(const char *path, const struct d2b_conf *conf)
 	struct run r = { .conf = conf };
 	const char *strs;
 	size_t strs_size;
+	unsigned int failed_id;
 	int err;
 
 	phase_start(&pc);
@@ -174,9 +175,11 @@ int encode_pipeline__run(const char *path, const struct d2b_conf *conf)
 	dwarf_loader__str_section(r.dl, &strs, &strs_size);
 	btf_encoder__set_str_section(r.enc, strs, strs_size);
 	phase_report(conf, &pc, "open");
-	err = emit_ordered__run(dwarf_loader__nr_cus(r.dl), &run_ops, &r, &opts, NULL);
-	if (err)
+	err = emit_ordered__run(dwarf_loader__nr_cus(r.dl), &run_ops, &r, &opts, &failed_id);
+	if (err) {
+		dwarf_loader__report(r.dl, failed_id);
 		goto out;
+	}
 	/*
 	 * The workers are gone; what their malloc arenas kept, and the
 	 * loaders' buffers, would otherwise stay through the last merge and

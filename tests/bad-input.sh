@@ -459,6 +459,40 @@ expect "abbrev code 0x7f in the CU DIE" error "$(re "$in"): CU $cudie: " "$in" "
 off=$(die_off "$prog" DW_TAG_structure_type)
 in=$(mkcase bad-code); edit "$in" poke .debug_info "$off" 7f
 expect "abbrev code 0x7f in a DIE" error "$(re "$in"): CU $cudie: DIE $off: " "$in" "${in%/*}/out.btf"
+# Two bad CUs: the one reported is the first in unit order at every -j and
+# every run (as -j1 meets them), not the first to fail. Unit 4 is big and
+# bad at its end, unit 12 small and bad at its start, so at -j8 unit 12
+# usually fails first.
+python3 - "$src" <<'EOF2'
+import sys
+for i in range(16):
+    n = 3000 if i == 4 else 3
+    with open('%s/m%02d.c' % (sys.argv[1], i), 'w') as f:
+        for j in range(n):
+            f.write('struct m%d_%d { long a; int b; }; struct m%d_%d *p%d_%d;\n' % (i, j, i, j, i, j))
+        if i == 0:
+            f.write('int main(void) { return 0; }\n')
+EOF2
+if gcc -g -O1 -o "$src/units" "$src"/m??.c; then
+	# the CU DIE, and the first and the last struct DIE, of unit $2
+	unit_dies() {
+		readelf --debug-dump=info "$1" 2>/dev/null | awk -v want="$2" '
+			/\(DW_TAG_compile_unit\)/ { u++; if (u - 1 == want) cu = $1 }
+			u - 1 == want && /\(DW_TAG_structure_type\)/ { if (!first) first = $1; last = $1 }
+			END { print cu, first, last }' | sed -E 's/<[0-9]+><([0-9a-f]+)>:/0x\1/g'
+	}
+	read -r cu4 _ last4 <<<"$(unit_dies "$src/units" 4)"
+	read -r _ first12 _ <<<"$(unit_dies "$src/units" 12)"
+	in=$(mkcase two-bad-units "$src/units")
+	edit "$in" poke .debug_info "$last4" 7f
+	edit "$in" poke .debug_info "$first12" 7f
+	for j in 1 8 8 8 8 8; do
+		expect "two bad units, -j$j: the first in unit order" error \
+			"$(re "$in"): CU $cu4: DIE $last4: " "$in" "${in%/*}/out.btf" -j$j
+	done
+else
+	bad "two bad units" "cannot build the 16-unit fixture with gcc"
+fi
 off=$(edit "$prog" abbrev-form)
 in=$(mkcase bad-form); edit "$in" poke .debug_abbrev "$off" 7f
 expect "DW_FORM 0x7f in .debug_abbrev" error "$(re "$in"): $cu" "$in" "${in%/*}/out.btf"

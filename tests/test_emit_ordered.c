@@ -80,6 +80,7 @@ struct scenario {
 	unsigned int slow_us;		/* 0: no slow unit */
 	unsigned int fail_load_id;
 	int fail_load_err;
+	unsigned int fail_load_id2; /* > fail_load_id: fails too (0: none) */
 	unsigned int fail_emit_id;
 	int fail_emit_err;
 	unsigned int hold_loads;	/* emit(0) waits until this many loads are done */
@@ -172,7 +173,8 @@ static int t_load(void *ctx, unsigned int id, void **unitp)
 	atomic_fetch_add(&p->loads_started, 1);
 	atomic_max(&p->live_max, atomic_fetch_add(&p->live, 1) + 1);
 	load_delay(sc, id);
-	if (sc->fail_load_err && id == sc->fail_load_id)
+	if (sc->fail_load_err &&
+	    (id == sc->fail_load_id || (sc->fail_load_id2 && id == sc->fail_load_id2)))
 		goto out_fail;
 	u = malloc(sizeof(*u));
 	if (!u)
@@ -343,7 +345,10 @@ static void check_clean(struct tally *t, const struct probe *p, const struct out
 	CHECK(t, atomic_load(&p->allocs) == n, label);
 }
 
-/* load(fail_load_id) failed: nothing from that id on may have been emitted. */
+/*
+ * load(fail_load_id) failed: every unit before it was emitted (the first
+ * error in unit order is reported), nothing from it on.
+ */
 static void check_load_failure(struct tally *t, const struct probe *p, const struct outcome *o,
 			       const char *label)
 {
@@ -354,8 +359,8 @@ static void check_load_failure(struct tally *t, const struct probe *p, const str
 	check_common(t, p, label);
 	CHECK(t, o->ret == sc->fail_load_err, label);
 	CHECK(t, sc->no_failed_id || o->failed_id == id, label);
-	CHECK(t, p->next_expected <= id, label);
-	CHECK(t, p->emits <= id, label);
+	CHECK(t, p->next_expected == id, label);
+	CHECK(t, p->emits == id, label);
 	/* id was claimed only once next_emit > id - window */
 	CHECK(t, id < window || p->emits >= id + 1 - window, label);
 	CHECK(t, atomic_load(&p->loads_started) <= id + window, label);
@@ -393,10 +398,10 @@ static struct outcome scenario_check(struct tally *t, const struct scenario *sc)
 	o = scenario_run(sc, &p);
 	if (!CHECK(t, p.fate != NULL, label))
 		return o;
-	if (sc->fail_load_err)
-		check_load_failure(t, &p, &o, label);
-	else if (sc->fail_emit_err)
+	if (sc->fail_emit_err && (!sc->fail_load_err || sc->fail_emit_id < sc->fail_load_id))
 		check_emit_failure(t, &p, &o, label);
+	else if (sc->fail_load_err)
+		check_load_failure(t, &p, &o, label);
 	else
 		check_clean(t, &p, &o, label);
 	probe_fini(&p);
@@ -617,6 +622,37 @@ static void test_no_discard(struct tally *t)
 	probe_fini(&p);
 }
 
+/*
+ * 8: several bad units: the one reported is the first in unit order, not
+ * the first to fail. Unit 40's load is slow and fails; unit 45's fails at
+ * once, long before; with an emit() error at 20 that one comes first.
+ */
+static void test_error_order(struct tally *t)
+{
+	unsigned int i, j;
+
+	for (i = 0; i < 3; i++) {
+		for (j = 0; j < 2; j++) {
+			struct scenario sc = {
+				.nr_units = 100,
+				.nr_workers = 1 + 3 * i,
+				.window = 16,
+				.seed = 77 + i,
+				.max_delay_us = 100,
+				.slow_id = 40,
+				.slow_us = 50000,
+				.fail_load_id = 40,
+				.fail_load_err = -EIO,
+				.fail_load_id2 = 45,
+				.fail_emit_id = 20,
+				.fail_emit_err = j ? -ENOSPC : 0,
+			};
+
+			scenario_check(t, &sc);
+		}
+	}
+}
+
 /* 7: random shapes; one run in four injects a load or emit error. */
 static void test_stress(struct tally *t)
 {
@@ -670,6 +706,7 @@ int main(void)
 	test_emit_unlocked(&t);
 	test_load_error(&t);
 	test_emit_error(&t);
+	test_error_order(&t);
 	test_stress(&t);
 
 	printf("%u passed, %u failed\n", t.passed, t.failed);
