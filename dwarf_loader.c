@@ -1933,9 +1933,8 @@ static int cu_check_cycles(struct cu_loader *l)
 		for (j = i; j && state[j] == 0; j = cu->types[j].type) {
 			uint16_t tag = cu->types[j].tag;
 
-			if (tag == DW_TAG_structure_type || tag == DW_TAG_union_type ||
-			    tag == DW_TAG_class_type || tag == DW_TAG_interface_type ||
-			    tag == DW_TAG_enumeration_type || tag == DW_TAG_base_type)
+			if (cu_tag_has_members(tag) || tag == DW_TAG_enumeration_type ||
+			    tag == DW_TAG_base_type)
 				break;
 			state[j] = 1;
 		}
@@ -2180,12 +2179,6 @@ struct scc_frame {
 	uint32_t next_ref;
 };
 
-static bool tag_has_members(uint16_t tag)
-{
-	return tag == DW_TAG_structure_type || tag == DW_TAG_class_type ||
-	       tag == DW_TAG_union_type || tag == DW_TAG_interface_type;
-}
-
 /* reference @k of @t: 0 its type, then its members' or parameters'; false past the last */
 static bool type_ref(const struct cu *cu, const struct cu_type *t, uint32_t k, uint32_t *ref)
 {
@@ -2197,7 +2190,7 @@ static bool type_ref(const struct cu *cu, const struct cu_type *t, uint32_t k, u
 	}
 	if (k > t->nr)
 		return false;
-	if (tag_has_members(t->tag)) {
+	if (cu_tag_has_members(t->tag)) {
 		*ref = cu->members[t->first + k - 1].type;
 		return true;
 	}
@@ -2223,7 +2216,7 @@ static uint32_t scc_root(const struct cu *cu, const uint32_t *m, uint32_t nr)
 
 	for (k = 0; k < nr; k++) {
 		t = &cu->types[m[k]];
-		if (!tag_has_members(t->tag) || !t->name)
+		if (!cu_tag_has_members(t->tag) || !t->name)
 			continue;
 		c = best ? (t->tag != best->tag ? (int)t->tag - (int)best->tag
 						: strcmp(t->name, best->name))

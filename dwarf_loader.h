@@ -24,6 +24,7 @@
 #ifndef DWARF_LOADER_H
 #define DWARF_LOADER_H
 
+#include <dwarf.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -45,6 +46,13 @@ enum cu_type_flags {
 	CU_TYPE_DECLARATION = 1 << 0,
 	CU_TYPE_SIGNED_ENUM = 1 << 1, /* enum's DW_AT_type is a signed base type */
 };
+
+/* a types[] entry with this tag has members[] (struct, union, class, interface) */
+static inline bool cu_tag_has_members(uint16_t tag)
+{
+	return tag == DW_TAG_structure_type || tag == DW_TAG_class_type ||
+	       tag == DW_TAG_union_type || tag == DW_TAG_interface_type;
+}
 
 struct cu_type {
 	uint16_t tag;	     /* DW_TAG_* or D2B_TAG_TYPE_TAG */

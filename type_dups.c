@@ -133,12 +133,6 @@ void type_dups__clear(struct type_dups *td)
 	td->nr_descs = 0;
 }
 
-static bool is_composite(uint16_t tag)
-{
-	return tag == DW_TAG_structure_type || tag == DW_TAG_class_type ||
-	       tag == DW_TAG_union_type || tag == DW_TAG_interface_type;
-}
-
 /* ------------------------------------------------------------------ */
 /* descriptions                                                         */
 
@@ -200,7 +194,7 @@ static int describe(struct type_dups *td, const struct cu *cu, uint32_t i, const
 	if (t->tag == DW_TAG_array_type)
 		*w++ = index_id;
 	for (k = 0; k < t->nr; k++) {
-		if (is_composite(t->tag)) {
+		if (cu_tag_has_members(t->tag)) {
 			const struct cu_member *m = &cu->members[t->first + k];
 
 			put_name(td, &w, m->name);
@@ -237,7 +231,7 @@ static bool refs_below(const struct type_dups *td, const struct cu *cu, const st
 	if (t->type && !td->local[t->type] && (!ids[t->type] || ids[t->type] >= limit))
 		return false;
 	for (k = 0; k < t->nr; k++) {
-		if (is_composite(t->tag))
+		if (cu_tag_has_members(t->tag))
 			ref = cu->members[t->first + k].type;
 		else if (t->tag == DW_TAG_subroutine_type && !cu->params[t->first + k].vararg)
 			ref = cu->params[t->first + k].type;
