@@ -55,7 +55,8 @@
  * it is entered at once, the ids filled in by type_dups__add() once the
  * encoder has given them. type_dups__add() then describes and enters the
  * CU's new components that reference its other new types. The table is
- * open addressing on a 64-bit hash of the description; the descriptions
+ * open addressing on a 64-bit hash of the description (its high half
+ * places an entry, its low half is kept as a check, 8 bytes a slot); the descriptions
  * and ids are kept in one array; both are emptied, not freed, for the next
  * batch.
  *
@@ -81,7 +82,7 @@ struct pending {
  * pending: the CU being encoded has yet to give them).
  */
 struct slot {
-	uint64_t hash; /* 0: free */
+	uint32_t check; /* the hash's low half, made odd; 0: free */
 	uint32_t entry;
 };
 
@@ -300,17 +301,23 @@ static uint64_t desc_hash(const uint32_t *w, uint32_t n)
 	return h | 1;
 }
 
+static uint32_t hash_check(uint64_t hash)
+{
+	return (uint32_t)hash | 1;
+}
+
 /* the slot of td->desc, hash @hash: its entry or a free one */
 static struct slot *desc_slot(const struct type_dups *td, uint64_t hash)
 {
 	uint32_t h = (uint32_t)(hash >> 32) & (td->cap - 1), n = td->nr_desc;
+	uint32_t check = hash_check(hash);
 	struct slot *s;
 
 	for (;; h = (h + 1) & (td->cap - 1)) {
 		s = &td->slots[h];
-		if (!s->hash)
+		if (!s->check)
 			return s;
-		if (s->hash == hash && td->descs[s->entry] == n &&
+		if (s->check == check && td->descs[s->entry] == n &&
 		    !memcmp(&td->descs[s->entry + 1], td->desc, n * sizeof(*td->desc)))
 			return s;
 	}
@@ -336,9 +343,12 @@ static int table_grow(struct type_dups *td)
 	if (!slots)
 		return -ENOMEM;
 	for (i = 0; i < td->cap; i++) {
-		if (!td->slots[i].hash)
+		const uint32_t *e = &td->descs[td->slots[i].entry];
+
+		if (!td->slots[i].check)
 			continue;
-		for (h = (uint32_t)(td->slots[i].hash >> 32) & (cap - 1); slots[h].hash;
+		/* the slot keeps half the hash: the other half again */
+		for (h = (uint32_t)(desc_hash(e + 1, e[0]) >> 32) & (cap - 1); slots[h].check;
 		     h = (h + 1) & (cap - 1))
 			;
 		slots[h] = td->slots[i];
@@ -358,7 +368,7 @@ static int desc_enter(struct type_dups *td, struct slot *s, uint64_t hash, const
 	if (d2b_grow(&td->descs, &td->cap_descs, (uint64_t)td->nr_descs + 2 + n + nr,
 		     sizeof(*td->descs)))
 		return -ENOMEM;
-	*s = (struct slot){ hash, td->nr_descs };
+	*s = (struct slot){ hash_check(hash), td->nr_descs };
 	e = &td->descs[td->nr_descs];
 	e[0] = n;
 	memcpy(e + 1, td->desc, n * sizeof(*td->desc));
@@ -372,6 +382,24 @@ static int desc_enter(struct type_dups *td, struct slot *s, uint64_t hash, const
 
 /* ------------------------------------------------------------------ */
 /* finding and adding                                                   */
+
+/*
+ * Read the CU's types and members in order first: the look-up visits them
+ * in component order, which the hardware cannot predict, and the unit was
+ * loaded on another CPU, so every first touch would be a cache miss.
+ */
+static void cu_prefetch(const struct cu *cu)
+{
+	const struct cu_type *t, *end = cu->types + cu->nr_types;
+	uint32_t sum = 0, nr_members = 0, k;
+
+	for (t = cu->types; t < end; t++)
+		if (cu_tag_has_members(t->tag) && t->first + t->nr > nr_members)
+			nr_members = t->first + t->nr;
+	for (k = 0; k < nr_members; k++)
+		sum += cu->members[k].type;
+	__asm__ volatile("" : : "r"(sum));
+}
 
 int type_dups__find(struct type_dups *td, const struct cu *cu, uint32_t index_id, uint32_t *ids)
 {
@@ -389,6 +417,7 @@ int type_dups__find(struct type_dups *td, const struct cu *cu, uint32_t index_id
 	    d2b_grow(&td->local, &td->cap_local, cu->nr_types, sizeof(*td->local)))
 		return -ENOMEM;
 	memset(td->local, 0, cu->nr_types * sizeof(*td->local));
+	cu_prefetch(cu);
 	for (w = 0; w < cu->nr_scc_words; w += 1 + nr) {
 		nr = cu->sccs[w];
 		m = &cu->sccs[w + 1];
@@ -402,7 +431,7 @@ int type_dups__find(struct type_dups *td, const struct cu *cu, uint32_t index_id
 			return -ENOMEM;
 		hash = desc_hash(td->desc, td->nr_desc);
 		s = desc_slot(td, hash);
-		if (s->hash) {
+		if (s->check) {
 			known = entry_ids(td, s->entry, &nr_known);
 			/* (a pending entry: a repeat within the CU, added) */
 			for (k = 0; known[0] && k < nr; k++)
@@ -454,7 +483,7 @@ int type_dups__add(struct type_dups *td, const struct cu *cu, uint32_t index_id,
 		}
 		hash = desc_hash(td->desc, td->nr_desc);
 		s = desc_slot(td, hash);
-		if (!s->hash && desc_enter(td, s, hash, m, nr, ids))
+		if (!s->check && desc_enter(td, s, hash, m, nr, ids))
 			return -ENOMEM;
 	}
 	return 0;
