@@ -34,7 +34,8 @@
 struct dwarf_loader;
 struct d2b_conf;
 
-/* the largest cycle of types listed in cu->sccs (measured: performance.md) */
+/* the largest cycle of types listed in cu->sccs (measured: performance.md,
+ * "Cycles: the largest component compared") */
 #ifndef SCC_MAX_TYPES
 #define SCC_MAX_TYPES 64
 #endif
