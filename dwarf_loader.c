@@ -2179,29 +2179,6 @@ struct scc_frame {
 	uint32_t next_ref;
 };
 
-/* reference @k of @t: 0 its type, then its members' or parameters'; false past the last */
-static bool type_ref(const struct cu *cu, const struct cu_type *t, uint32_t k, uint32_t *ref)
-{
-	const struct cu_param *p;
-
-	if (!k) {
-		*ref = t->type;
-		return true;
-	}
-	if (k > t->nr)
-		return false;
-	if (cu_tag_has_members(t->tag)) {
-		*ref = cu->members[t->first + k - 1].type;
-		return true;
-	}
-	if (t->tag == DW_TAG_subroutine_type) {
-		p = &cu->params[t->first + k - 1];
-		*ref = p->vararg ? 0 : p->type;
-		return true;
-	}
-	return false;
-}
-
 /*
  * The one type of the cycle @m[0..@nr) that every copy of it has in the
  * same place: its struct or union with the least (tag, name). 0 if there
@@ -2244,7 +2221,7 @@ static void scc_emit(struct cu_loader *l, const uint32_t *m, uint32_t nr)
 	uint32_t *out = &cu->sccs[cu->nr_scc_words], head, tail, k, ref;
 	bool cycle = nr > 1;
 
-	for (k = 0; nr == 1 && type_ref(cu, &cu->types[m[0]], k, &ref); k++)
+	for (k = 0; nr == 1 && cu_type_ref(cu, &cu->types[m[0]], k, &ref); k++)
 		cycle |= ref == m[0];
 	if (!cycle) {
 		out[0] = 1;
@@ -2256,7 +2233,7 @@ static void scc_emit(struct cu_loader *l, const uint32_t *m, uint32_t nr)
 		return;
 	l->scc_open[out[1]] = 2; /* placed */
 	for (head = 1, tail = 2; head < tail; head++)
-		for (k = 0; type_ref(cu, &cu->types[out[head]], k, &ref); k++)
+		for (k = 0; cu_type_ref(cu, &cu->types[out[head]], k, &ref); k++)
 			if (ref && l->scc_open[ref] == 1) {
 				l->scc_open[ref] = 2;
 				out[tail++] = ref;
@@ -2310,7 +2287,7 @@ static int cu_order_sccs(struct cu_loader *l)
 		err = scc_push(l, &sp, i, &counter);
 		while (!err && sp) {
 			f = &l->scc_frames[sp - 1];
-			if (type_ref(cu, &cu->types[f->type], f->next_ref++, &ref)) {
+			if (cu_type_ref(cu, &cu->types[f->type], f->next_ref++, &ref)) {
 				if (!ref)
 					continue;
 				if (!l->scc_index[ref])

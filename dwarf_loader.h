@@ -160,6 +160,30 @@ struct cu {
 };
 
 /*
+ * Reference @k of type @t (its type, then its members' or parameters'
+ * types, a vararg's as void) in *@ref; false past the last.
+ */
+static inline bool cu_type_ref(const struct cu *cu, const struct cu_type *t, uint32_t k,
+			       uint32_t *ref)
+{
+	if (!k) {
+		*ref = t->type;
+		return true;
+	}
+	if (k > t->nr)
+		return false;
+	if (cu_tag_has_members(t->tag)) {
+		*ref = cu->members[t->first + k - 1].type;
+		return true;
+	}
+	if (t->tag == DW_TAG_subroutine_type) {
+		*ref = cu->params[t->first + k - 1].vararg ? 0 : cu->params[t->first + k - 1].type;
+		return true;
+	}
+	return false;
+}
+
+/*
  * Open @path and index its units. Returns a loader or NULL with *err set
  * (-errno); messages name the file. Not thread-safe; call once.
  */

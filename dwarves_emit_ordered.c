@@ -96,7 +96,8 @@ struct emit_ordered {
 	int worker_nice;
 
 	pthread_mutex_t lock;		/* guards every field below */
-	pthread_cond_t unit_loaded;	/* collector waits: slots[next_emit] LOADED or stop */
+	pthread_cond_t
+		unit_loaded; /* collector waits: slots[next_emit] LOADED or failed, or stop */
 	pthread_cond_t window_open;	/* workers wait: room in the window or stop */
 
 	struct emit_ordered_slot *slots; /* [nr_units]; each entry guarded by lock */

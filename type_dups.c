@@ -229,25 +229,26 @@ static bool refs_below(const struct type_dups *td, const struct cu *cu, const st
 {
 	uint32_t k, ref;
 
-	if (t->type && !td->local[t->type] && (!ids[t->type] || ids[t->type] >= limit))
-		return false;
-	for (k = 0; k < t->nr; k++) {
-		if (cu_tag_has_members(t->tag))
-			ref = cu->members[t->first + k].type;
-		else if (t->tag == DW_TAG_subroutine_type && !cu->params[t->first + k].vararg)
-			ref = cu->params[t->first + k].type;
-		else
-			return true;
+	for (k = 0; cu_type_ref(cu, t, k, &ref); k++)
 		if (ref && !td->local[ref] && (!ids[ref] || ids[ref] >= limit))
 			return false;
-	}
 	return true;
 }
 
+/* a type of the component @m[0..@nr) has decl tags (they refer to their own copy) */
+static bool scc_tagged(const struct cu *cu, const uint32_t *m, uint32_t nr)
+{
+	uint32_t k;
+
+	for (k = 0; k < nr; k++)
+		if (cu->types[m[k]].nr_annots)
+			return true;
+	return false;
+}
+
 /*
- * Whether the component @m[0..@nr) can be described: none of its types has
- * decl tags, and all they reference outside it has an id below @limit.
- * Leaves td->local set for the component (scc_unmark clears it).
+ * Mark the component @m[0..@nr) in td->local (scc_unmark clears it), and
+ * whether all its types reference outside it has an id below @limit.
  */
 static bool scc_ready(struct type_dups *td, const struct cu *cu, const uint32_t *m, uint32_t nr,
 		      const uint32_t *ids, uint32_t limit)
@@ -257,7 +258,7 @@ static bool scc_ready(struct type_dups *td, const struct cu *cu, const uint32_t 
 	for (k = 0; k < nr; k++)
 		td->local[m[k]] = k + 1;
 	for (k = 0; k < nr; k++)
-		if (cu->types[m[k]].nr_annots || !refs_below(td, cu, &cu->types[m[k]], ids, limit))
+		if (!refs_below(td, cu, &cu->types[m[k]], ids, limit))
 			return false;
 	return true;
 }
@@ -270,22 +271,17 @@ static void scc_unmark(struct type_dups *td, const uint32_t *m, uint32_t nr)
 		td->local[m[k]] = 0;
 }
 
-/*
- * Describe the component @m[0..@nr) into td->desc if scc_ready() with
- * @limit: 1 if described, 0 if not, -ENOMEM.
- */
-static int describe_scc(struct type_dups *td, const struct cu *cu, const uint32_t *m, uint32_t nr,
-			const uint32_t *ids, uint32_t index_id, uint32_t limit)
+/* describe the component @m[0..@nr), marked, into td->desc; 0 or -ENOMEM */
+static int scc_describe(struct type_dups *td, const struct cu *cu, const uint32_t *m, uint32_t nr,
+			const uint32_t *ids, uint32_t index_id)
 {
 	uint32_t k;
-	int ret = scc_ready(td, cu, m, nr, ids, limit);
 
 	td->nr_desc = 0;
-	for (k = 0; k < nr && ret > 0; k++)
+	for (k = 0; k < nr; k++)
 		if (describe(td, cu, m[k], ids, index_id))
-			ret = -ENOMEM;
-	scc_unmark(td, m, nr);
-	return ret;
+			return -ENOMEM;
+	return 0;
 }
 
 static uint64_t desc_hash(const uint32_t *w, uint32_t n)
@@ -407,6 +403,7 @@ int type_dups__find(struct type_dups *td, const struct cu *cu, uint32_t index_id
 	const uint32_t *m;
 	struct slot *s;
 	uint64_t hash;
+	bool ready;
 	int ret;
 
 	memset(ids, 0, cu->nr_types * sizeof(*ids));
@@ -421,12 +418,15 @@ int type_dups__find(struct type_dups *td, const struct cu *cu, uint32_t index_id
 	for (w = 0; w < cu->nr_scc_words; w += 1 + nr) {
 		nr = cu->sccs[w];
 		m = &cu->sccs[w + 1];
-		ret = describe_scc(td, cu, m, nr, ids, index_id, UINT32_MAX);
-		if (ret <= 0) {
-			if (ret < 0)
-				return ret;
+		if (scc_tagged(cu, m, nr))
 			continue;
-		}
+		ready = scc_ready(td, cu, m, nr, ids, UINT32_MAX);
+		ret = ready ? scc_describe(td, cu, m, nr, ids, index_id) : 0;
+		scc_unmark(td, m, nr);
+		if (ret)
+			return ret;
+		if (!ready)
+			continue;
 		if ((td->nr + 1) * 2 > td->cap && table_grow(td))
 			return -ENOMEM;
 		hash = desc_hash(td->desc, td->nr_desc);
@@ -452,6 +452,7 @@ int type_dups__add(struct type_dups *td, const struct cu *cu, uint32_t index_id,
 	const uint32_t *m;
 	struct slot *s;
 	uint64_t hash;
+	bool ready;
 	int ret;
 
 	if (!index_id)
@@ -466,21 +467,18 @@ int type_dups__add(struct type_dups *td, const struct cu *cu, uint32_t index_id,
 	for (w = 0; w < cu->nr_scc_words; w += 1 + nr) {
 		nr = cu->sccs[w];
 		m = &cu->sccs[w + 1];
-		if (ids[m[0]] < first_new)
+		if (ids[m[0]] < first_new || scc_tagged(cu, m, nr))
 			continue;
-		/* entered by type_dups__find if it could be described then */
-		ret = scc_ready(td, cu, m, nr, ids, first_new);
+		/* entered by type_dups__find if all it references was known then */
+		ready = scc_ready(td, cu, m, nr, ids, first_new);
+		ret = ready ? 0 : scc_describe(td, cu, m, nr, ids, index_id);
 		scc_unmark(td, m, nr);
 		if (ret)
+			return ret;
+		if (ready)
 			continue;
 		if ((td->nr + 1) * 2 > td->cap && table_grow(td))
 			return -ENOMEM;
-		ret = describe_scc(td, cu, m, nr, ids, index_id, UINT32_MAX);
-		if (ret <= 0) {
-			if (ret < 0)
-				return ret;
-			continue;
-		}
 		hash = desc_hash(td->desc, td->nr_desc);
 		s = desc_slot(td, hash);
 		if (!s->check && desc_enter(td, s, hash, m, nr, ids))
