@@ -640,7 +640,8 @@ static int encode_enum(struct btf_encoder *enc, const struct cu *cu, const struc
  */
 static int encode_struct(struct btf_encoder *enc, const struct cu *cu, const struct cu_type *t)
 {
-	const struct cu_member *members = &cu->members[t->first];
+	/* a CU without members has none: no pointer arithmetic on NULL */
+	const struct cu_member *members = t->nr ? &cu->members[t->first] : NULL;
 	bool is_union = t->tag == DW_TAG_union_type;
 	struct btf_member *m;
 	uint32_t i;

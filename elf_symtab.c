@@ -261,7 +261,9 @@ static int symtab_read_kfuncs(struct elf_symtab *es, Elf_Data *syms, GElf_Shdr *
 	if (ids_ndx >= es->nr_secs)
 		return 0;
 	scn = elf_getscn(es->elf, ids_ndx);
-	if (!scn || !gelf_getshdr(scn, &sh) || !(data = elf_getdata(scn, NULL)))
+	/* a debug-only file (objcopy --only-keep-debug) keeps it as NOBITS: no data */
+	if (!scn || !gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS ||
+	    !(data = elf_getdata(scn, NULL)) || !data->d_buf)
 		return 0;
 	for (pass = 0; pass < 2; pass++) {
 		for (i = 0; i < nr; i++) {
