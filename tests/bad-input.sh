@@ -15,12 +15,13 @@
 set -uo pipefail
 
 D2B=$(readlink -f "$1")
-CACHE=${DWARF2BTF_CACHE:-/var/cache/dwarf2btf}
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=tests/lib.sh
+. "$here/lib.sh"
 VMLINUX=$CACHE/linux-6.1/vmlinux
 work=$(mktemp -d)
 mnt=$work/mnt
 mounted=0
-pass=0 fail=0
 
 cleanup() {
 	local pid
@@ -36,8 +37,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-ok() { pass=$((pass + 1)); echo "ok: $1"; }
-bad() { fail=$((fail + 1)); echo "FAIL: $1: $2"; }
 skip() { echo "skip: $1: $2"; }
 
 # an ERE matching the string $1 literally
@@ -242,7 +241,7 @@ run() {
 # expect NAME KIND RE IN OUT ARGS...: one case (see run)
 expect() {
 	local name=$1; shift
-	if run "$3" "$4" "$1" "$2" "${@:5}"; then ok "$name"; else bad "$name" "$WHY"; fi
+	if run "$3" "$4" "$1" "$2" "${@:5}"; then tally_ok "$name"; else tally_fail "$name: $WHY"; fi
 	RUN_ENV=()
 }
 
@@ -300,11 +299,11 @@ __asm__(".pushsection .BTF_ids,\"a\"\n"
 C
 prog=$src/prog
 if ! gcc -g -O1 -o "$prog" "$src/a.c" "$src/b.c" || ! gcc -O1 -o "$src/nodebug" "$src/a.c" "$src/b.c"; then
-	bad "fixture" "cannot build the fixture with gcc"
-	echo "$pass passed, $fail failed"
+	tally_fail "fixture: cannot build the fixture with gcc"
+	tally_end
 	exit 1
 fi
-gcc -g -O1 -o "$src/kf" "$src/kf.c" || bad "fixture" "cannot build kf.c"
+gcc -g -O1 -o "$src/kf" "$src/kf.c" || tally_fail "fixture: cannot build kf.c"
 
 # a fixture whose BTF is about 50 KB (300 structs of 8 members)
 python3 - >"$src/many.c" <<'EOF'
@@ -313,7 +312,7 @@ for i in range(300):
     print("struct s%d *p%d;" % (i, i))
 print("int main(void) { return 0; }")
 EOF
-gcc -g -O1 -o "$src/many" "$src/many.c" || bad "fixture" "cannot build many.c"
+gcc -g -O1 -o "$src/many" "$src/many.c" || tally_fail "fixture: cannot build many.c"
 
 # crafted DWARF 4: `crafted NAME <BODY` links an executable whose only DWARF
 # is one CU with int and char base types followed by the DIEs of BODY
@@ -348,7 +347,7 @@ crafted() {
 S
 	  cat
 	  printf '\t.byte 0\n.Lcu_end:\n'; } >"$src/$1.s"
-	gcc -o "$src/$1" "$src/main.o" "$src/$1.s" || bad "fixture" "cannot assemble $1"
+	gcc -o "$src/$1" "$src/main.o" "$src/$1.s" || tally_fail "fixture: cannot assemble $1"
 }
 # struct in struct, 200000 deep (C flattens nested structs; C++ and crafted
 # DWARF do not)
@@ -491,7 +490,7 @@ if gcc -g -O1 -o "$src/units" "$src"/m??.c; then
 			"$(re "$in"): CU $cu4: DIE $last4: " "$in" "${in%/*}/out.btf" -j$j
 	done
 else
-	bad "two bad units" "cannot build the 16-unit fixture with gcc"
+	tally_fail "two bad units: cannot build the 16-unit fixture with gcc"
 fi
 off=$(edit "$prog" abbrev-form)
 in=$(mkcase bad-form); edit "$in" poke .debug_abbrev "$off" 7f
@@ -501,7 +500,7 @@ expect "DW_FORM 0x7f in .debug_abbrev" error "$(re "$in"): $cu" "$in" "${in%/*}/
 cuend=$((0x$(edit "$prog" peek .debug_info 0 4 | sed -E 's/(..)(..)(..)(..)/\4\3\2\1/') + 4))
 ref=$(attr_off "$prog" DW_TAG_member DW_AT_type)
 if [ -z "$ref" ] || [ "$(edit "$prog" peek .debug_info "$ref" 4)" = "" ]; then
-	bad "fixture" "no DW_AT_type of a DW_TAG_member found"
+	tally_fail "fixture: no DW_AT_type of a DW_TAG_member found"
 else
 	for c in "past the unit:0x7fffffff" "at the unit end:$cuend" "at the unit's last byte:$((cuend - 1))" \
 		"into the middle of a DIE:$((cudie + 1))"; do
@@ -529,7 +528,7 @@ if gcc -g -O1 -flto -o "$src/lto" "$src/a.c" "$src/b.c" &&
 	done < <(readelf --debug-dump=info "$src/lto" 2>/dev/null |
 		awk '$2 == "DW_AT_abstract_origin:" { gsub(/[<>]/, ""); print "0x" $1, $3 }')
 	if [ -z "$ref" ]; then
-		bad "fixture" "no cross-unit DW_AT_abstract_origin in the LTO build"
+		tally_fail "fixture: no cross-unit DW_AT_abstract_origin in the LTO build"
 	else
 		in=$(mkcase lto-ref-addr "$src/lto"); edit "$in" poke .debug_info "$ref" "$(le32 0x7fffffff)"
 		expect "LTO: DW_FORM_ref_addr past .debug_info" error \
@@ -544,7 +543,7 @@ if gcc -g -O1 -flto -o "$src/lto" "$src/a.c" "$src/b.c" &&
 	in=$(mkcase bad-signature "$src/tu5"); edit "$in" poke .debug_info "$sig" 0102030405060708
 	expect "DW_AT_signature naming no type unit" any "$(re "$in"): " "$in" "${in%/*}/out.btf"
 else
-	bad "fixture" "cannot build the LTO and type-unit fixtures with gcc"
+	tally_fail "fixture: cannot build the LTO and type-unit fixtures with gcc"
 fi
 
 # deterministic single-byte flips: none may crash, fail without a clean
@@ -553,7 +552,7 @@ flip_sweep() {
 	local name=$1 n=$2 seed=$3 sect=$4 dir=$work/c/flips-$4 f what bads=0 first="" outs=$work/c/flipouts-$4
 	mkdir -p "$dir" "$outs"
 	BTF_CHECK=0
-	edit "$prog" flips "$seed" "$n" "$dir/f" "$sect" >"$work/flips.list" || bad "$name" "cannot make the flips"
+	edit "$prog" flips "$seed" "$n" "$dir/f" "$sect" >"$work/flips.list" || tally_fail "$name: cannot make the flips"
 	while read -r f what; do
 		if ! run "$f" "$outs/out.btf" any "$(re "$f"): "; then
 			bads=$((bads + 1))
@@ -566,7 +565,7 @@ flip_sweep() {
 		bads=$((bads + 1))
 		[ $bads -le 3 ] && first+=" [$f]"
 	done < <(find "$outs" -name '*.btf' -print0 | xargs -0 -r python3 "$tool" btf-check)
-	if [ $bads -eq 0 ]; then ok "$name"; else bad "$name" "$bads of $n flips went wrong:$first"; fi
+	if [ $bads -eq 0 ]; then tally_ok "$name"; else tally_fail "$name: $bads of $n flips went wrong:$first"; fi
 }
 flip_sweep "120 single-byte flips in .debug_info" 120 1 .debug_info
 flip_sweep "80 single-byte flips in .debug_abbrev" 80 2 .debug_abbrev
@@ -595,11 +594,15 @@ expect ".BTF_ids of random bytes, decl_tag_kfuncs" any "$(re "$in"): " "$in" "${
 in=$(mkcase btf-ids-sets "$src/kf")
 expect ".BTF_ids with broken set8 ranges, decl_tag_kfuncs" any "$(re "$in"): " "$in" "${in%/*}/out.btf" \
 	--btf_features=default,decl_tag_kfuncs
+# a debug-only copy (objcopy --only-keep-debug) keeps .BTF_ids as NOBITS: no contents to read
+in=$(mkcase btf-ids-nobits "$src/kf"); objcopy --only-keep-debug "$in"
+expect "debug-only file, .BTF_ids without contents (NOBITS), decl_tag_kfuncs" success "" "$in" \
+	"${in%/*}/out.btf" --btf_features=default,decl_tag_kfuncs
 
 # ---------------------------------------------------------------------------
 # --btf_base
 
-"$D2B" -J --btf_encode_detached="$src/prog.btf" "$prog" 2>/dev/null || bad "fixture" "cannot encode prog"
+"$D2B" -J --btf_encode_detached="$src/prog.btf" "$prog" 2>/dev/null || tally_fail "fixture: cannot encode prog"
 mkdir -p "$work/c/base"
 cp "$src/a.c" "$work/c/base/text"
 : >"$work/c/base/empty"
@@ -663,16 +666,16 @@ expect "in place replaces .BTF without objcopy (control)" success "" "$in" ""
 # place, writes the file itself)
 d=$work/c/symlink; mkdir -p "$d"; cp "$prog" "$d/target"; ln -s target "$d/link"
 if LLVM_OBJCOPY=objcopy "$D2B" -J "$d/link" 2>"$work/stderr" && [ -L "$d/link" ] && has_btf "$d/target"; then
-	ok "in place through a symbolic link"
+	tally_ok "in place through a symbolic link"
 else
-	bad "in place through a symbolic link" "link is $(stat -c %F "$d/link"), target $(has_btf "$d/target" &&
+	tally_fail "in place through a symbolic link: link is $(stat -c %F "$d/link"), target $(has_btf "$d/target" &&
 		echo has || echo lacks) .BTF; stderr: $(one_line "$work/stderr")"
 fi
 d=$work/c/hardlink; mkdir -p "$d"; cp "$prog" "$d/one"; ln "$d/one" "$d/two"
 if LLVM_OBJCOPY=objcopy "$D2B" -J "$d/two" 2>"$work/stderr" && [ "$d/one" -ef "$d/two" ] && has_btf "$d/one"; then
-	ok "in place on a file with two hard links"
+	tally_ok "in place on a file with two hard links"
 else
-	bad "in place on a file with two hard links" "names now $([ "$d/one" -ef "$d/two" ] && echo same ||
+	tally_fail "in place on a file with two hard links: names now $([ "$d/one" -ef "$d/two" ] && echo same ||
 		echo different) files, first name $(has_btf "$d/one" && echo has || echo lacks) .BTF"
 fi
 
@@ -706,7 +709,7 @@ sig_case() {
 	esac
 	if ! kill -0 $pid 2>/dev/null; then
 		wait $pid
-		bad "$name" "dwarf2btf ended (status $?) before the signal could be sent"
+		tally_fail "$name: dwarf2btf ended (status $?) before the signal could be sent"
 		return
 	fi
 	if [ "$sig" = INT ]; then kill -INT -- -$pid; else kill -TERM $pid; fi
@@ -733,7 +736,7 @@ sig_case() {
 	fi
 	sum2=$(sha256sum <"$in")
 	[ "$sum1" != "$sum2" ] && why+="input changed; "
-	if [ -z "$why" ]; then ok "$name"; else bad "$name" "${why}exit status $rc; stderr: $(one_line "$work/stderr")"; fi
+	if [ -z "$why" ]; then tally_ok "$name"; else tally_fail "$name: ${why}exit status $rc; stderr: $(one_line "$work/stderr")"; fi
 }
 
 # in place, interrupted while the temporary copy is made and while objcopy
@@ -762,5 +765,4 @@ else
 	skip "signals on vmlinux" "$VMLINUX not present (tests/fetch.sh)"
 fi
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+tally_end

@@ -57,10 +57,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 
 t0=$(date +%s)
-pass=0 fail=0
-ok() { echo "ok: $*"; pass=$((pass + 1)); }
-bad() { echo "FAIL: $*"; fail=$((fail + 1)); }
-die() { echo "FAIL (setup): $*"; echo "$pass passed, $((fail + 1)) failed"; exit 1; }
+die() { echo "FAIL (setup): $*"; tally_fail; tally_end; exit 1; }
 
 "$here/fetch.sh" boot61 || die "fetch.sh boot61"
 "$here/fetch.sh" modules61 || die "fetch.sh modules61"
@@ -238,31 +235,31 @@ has() { grep -aqF -- "$1" "$C"; }
 show() { grep -aE -- "$1" "$C" | sed 's/^/  | /'; }
 
 if has "BTFLOAD-DONE"; then
-	ok "init ran to the end ($accel, ${boot_ms} ms from qemu start to power-off)"
+	tally_ok "init ran to the end ($accel, ${boot_ms} ms from qemu start to power-off)"
 else
-	bad "no BTFLOAD-DONE on the console (qemu exit $qrc); the console's last lines:"
+	tally_fail "no BTFLOAD-DONE on the console (qemu exit $qrc); the console's last lines:"
 	tail -n 40 "$C" | sed 's/^/  | /'
 fi
 show '^INIT '
 
 if has "CMP same /sys/kernel/btf/vmlinux /btf/debian-vmlinux.btf"; then
-	ok "the running kernel's /sys/kernel/btf/vmlinux is the debug vmlinux's .BTF (the modules' base)"
+	tally_ok "the running kernel's /sys/kernel/btf/vmlinux is the debug vmlinux's .BTF (the modules' base)"
 else
-	bad "/sys/kernel/btf/vmlinux is not the debug vmlinux's .BTF"
+	tally_fail "/sys/kernel/btf/vmlinux is not the debug vmlinux's .BTF"
 	show '^CMP '
 fi
 
 if has "BTFLOAD ok /sys/kernel/btf/vmlinux "; then
-	ok "control: Debian's own vmlinux BTF loads through BPF_BTF_LOAD"
+	tally_ok "control: Debian's own vmlinux BTF loads through BPF_BTF_LOAD"
 else
-	bad "control: Debian's own vmlinux BTF does not load"
+	tally_fail "control: Debian's own vmlinux BTF does not load"
 fi
 show '^BTF(LOAD [a-z]+|LOG) /sys/kernel/btf/vmlinux'
 
 if has "BTFLOAD ok /btf/vmlinux.btf "; then
-	ok "dwarf2btf's 6.1 vmlinux BTF loads: the kernel's BTF verifier accepts it"
+	tally_ok "dwarf2btf's 6.1 vmlinux BTF loads: the kernel's BTF verifier accepts it"
 else
-	bad "dwarf2btf's 6.1 vmlinux BTF is rejected by the kernel"
+	tally_fail "dwarf2btf's 6.1 vmlinux BTF is rejected by the kernel"
 fi
 show '^BTF(LOAD [a-z]+|LOG) /btf/vmlinux.btf'
 
@@ -270,9 +267,9 @@ show '^BTF(LOAD [a-z]+|LOG) /btf/vmlinux.btf'
 corrupted() {
 	local f=/btf/$1 want=$2
 	if has "BTFLOAD fail $f errno=22 " && grep -aF "BTFLOG $f: " "$C" | grep -qF -- "$want"; then
-		ok "corrupted copy $1 rejected: EINVAL, log says \"$want\""
+		tally_ok "corrupted copy $1 rejected: EINVAL, log says \"$want\""
 	else
-		bad "corrupted copy $1: not rejected with \"$want\""
+		tally_fail "corrupted copy $1: not rejected with \"$want\""
 	fi
 	show "^BTFLOAD [a-z]+ $f "
 	show "^BTFLOG $f: " | tail -n 3
@@ -292,18 +289,17 @@ if has "$corrupt_load" && has "MODBTF absent $MODULE" &&
 	klog "failed to validate module [$MODULE] BTF: -22" &&
 	klog "BPF: 	${expect_mod% Member bits_offset exceeds its struct size}" &&
 	klog "BPF: Member bits_offset exceeds its struct size"; then
-	ok "$MODULE.ko with corrupted split BTF: the kernel refuses its BTF (\"$expect_mod\")"
+	tally_ok "$MODULE.ko with corrupted split BTF: the kernel refuses its BTF (\"$expect_mod\")"
 else
-	bad "$MODULE.ko with corrupted split BTF: not refused as expected ($corrupt_load, no BTF, verifier message)"
+	tally_fail "$MODULE.ko with corrupted split BTF: not refused as expected ($corrupt_load, no BTF, verifier message)"
 fi
 if has "MODLOAD ok /btf/$MODULE.ko " &&
 	has "MODBTF present $MODULE size=$(stat -c %s "$R/btf/$MODULE.btf") same=yes"; then
-	ok "$MODULE.ko with dwarf2btf's split BTF: loaded, /sys/kernel/btf/$MODULE holds exactly that BTF"
+	tally_ok "$MODULE.ko with dwarf2btf's split BTF: loaded, /sys/kernel/btf/$MODULE holds exactly that BTF"
 else
-	bad "$MODULE.ko with dwarf2btf's split BTF: not accepted"
+	tally_fail "$MODULE.ko with dwarf2btf's split BTF: not accepted"
 fi
 show "^(MODLOAD|MODBTF|RMMOD|KLOG $MODULE: .*(BPF|BTF))"
 
 echo "boot.sh: $(($(date +%s) - t0)) s in all"
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+tally_end

@@ -7,31 +7,30 @@
 set -uo pipefail
 
 D2B=$1
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=tests/lib.sh
+. "$here/lib.sh"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-pass=0 fail=0
-
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
 
 # expect_eq WHAT GOT WANT
-expect_eq() { if [ "$2" = "$3" ]; then ok; else bad "$1: got '$2', want '$3'"; fi; }
+expect_eq() { if [ "$2" = "$3" ]; then tally_ok; else tally_fail "$1: got '$2', want '$3'"; fi; }
 
 # expect_error WHAT PATTERN CMD...: non-zero exit, one stderr line matching PATTERN
 expect_error() {
 	local what=$1 pattern=$2; shift 2
 	local err rc
 	err=$("$@" 2>&1 >/dev/null); rc=$?
-	if [ $rc -eq 0 ]; then bad "$what: exit status 0"; return; fi
-	if ! grep -q -- "$pattern" <<<"$err"; then bad "$what: stderr '$err' lacks '$pattern'"; return; fi
-	ok
+	if [ $rc -eq 0 ]; then tally_fail "$what: exit status 0"; return; fi
+	if ! grep -q -- "$pattern" <<<"$err"; then tally_fail "$what: stderr '$err' lacks '$pattern'"; return; fi
+	tally_ok
 }
 
 # The kernel's scripts/pahole-version.sh and link-vmlinux.sh need exactly vX.Y
 expect_eq "--version" "$("$D2B" --version)" "v1.30"
 expect_eq "--numeric_version" "$("$D2B" --numeric_version)" "130"
 expect_eq "pahole-version.sh rewrite" "$("$D2B" --version | sed -E 's/v([0-9]+)\.([0-9]+)/\1\2/')" "130"
-"$D2B" --help | grep -q -- "--btf_encode_detached" && ok || bad "--help lacks options"
+"$D2B" --help | grep -q -- "--btf_encode_detached" && tally_ok || tally_fail "--help lacks options"
 
 # --supported_btf_features lists the standard features in pahole's order
 # (compared with pahole 1.30's own list in tests/fixtures.sh)
@@ -44,24 +43,24 @@ struct point { int x, y; };
 int sum(struct point *p) { return p->x + p->y; }
 int main(void) { struct point p = { 1, 2 }; return sum(&p); }
 C
-gcc -g -O0 -o "$work/prog" "$work/prog.c" || { bad "cannot build input"; }
+gcc -g -O0 -o "$work/prog" "$work/prog.c" || { tally_fail "cannot build input"; }
 cp "$work/prog" "$work/prog.orig"
 
-"$D2B" -J --btf_encode_detached="$work/a.btf" "$work/prog" && ok || bad "plain -J"
-"$D2B" -J -j --btf_encode_detached="$work/b.btf" "$work/prog" && ok || bad "bare -j"
+"$D2B" -J --btf_encode_detached="$work/a.btf" "$work/prog" && tally_ok || tally_fail "plain -J"
+"$D2B" -J -j --btf_encode_detached="$work/b.btf" "$work/prog" && tally_ok || tally_fail "bare -j"
 "$D2B" -J --jobs=3 --reproducible_build --btf_gen_all \
 	--btf_features=default,no_such_feature --btf_encode_detached="$work/c.btf" "$work/prog" &&
-	ok || bad "unknown feature names must be ignored"
-cmp -s "$work/a.btf" "$work/b.btf" && ok || bad "-j changed the output"
-PAHOLE_LANG_EXCLUDE=c89,c,c99,c11 "$D2B" -J --btf_encode_detached="$work/empty.btf" "$work/prog" && ok ||
-	bad "PAHOLE_LANG_EXCLUDE=c run failed"
+	tally_ok || tally_fail "unknown feature names must be ignored"
+cmp -s "$work/a.btf" "$work/b.btf" && tally_ok || tally_fail "-j changed the output"
+PAHOLE_LANG_EXCLUDE=c89,c,c99,c11 "$D2B" -J --btf_encode_detached="$work/empty.btf" "$work/prog" && tally_ok ||
+	tally_fail "PAHOLE_LANG_EXCLUDE=c run failed"
 # every CU excluded: only void is left, and pahole writes nothing then
-[ ! -e "$work/empty.btf" ] && ok || bad "nothing-but-void output was written"
+[ ! -e "$work/empty.btf" ] && tally_ok || tally_fail "nothing-but-void output was written"
 
 # a detached output replaces an older, longer file completely
 head -c 100000 /dev/urandom >"$work/old.btf"
 "$D2B" -J --btf_encode_detached="$work/old.btf" "$work/prog" && cmp -s "$work/old.btf" "$work/a.btf" &&
-	ok || bad "old output file not replaced"
+	tally_ok || tally_fail "old output file not replaced"
 
 # errors: message names the input, non-zero exit, no output
 expect_error "missing input" "$work/missing" "$D2B" -J --btf_encode_detached="$work/o1.btf" "$work/missing"
@@ -80,18 +79,18 @@ expect_error "unwritable output" "cannot" \
 cp "$work/prog.orig" "$work/inplace"
 expect_error "in-place -J, objcopy fails" "cannot add the .BTF section" \
 	env LLVM_OBJCOPY=false "$D2B" -J "$work/inplace"
-cmp -s "$work/inplace" "$work/prog.orig" && ok || bad "in-place input changed by a failed run"
+cmp -s "$work/inplace" "$work/prog.orig" && tally_ok || tally_fail "in-place input changed by a failed run"
 chmod 0751 "$work/inplace"
-LLVM_OBJCOPY=objcopy "$D2B" -J "$work/inplace" && ok || bad "in-place -J failed"
-[ "$(stat -c %a "$work/inplace")" = 751 ] && ok || bad "in-place -J changed the file mode"
-readelf -S "$work/inplace" | grep -q ' \.BTF ' && ok || bad "in-place -J added no .BTF"
+LLVM_OBJCOPY=objcopy "$D2B" -J "$work/inplace" && tally_ok || tally_fail "in-place -J failed"
+[ "$(stat -c %a "$work/inplace")" = 751 ] && tally_ok || tally_fail "in-place -J changed the file mode"
+readelf -S "$work/inplace" | grep -q ' \.BTF ' && tally_ok || tally_fail "in-place -J added no .BTF"
 expect_error "--btf_base not BTF" "$work/text: cannot read base BTF" \
 	"$D2B" -J --btf_base="$work/text" --btf_encode_detached="$work/o8.btf" "$work/prog"
 for f in o1 o2 o3 o4 o5 o6 o8; do
-	[ ! -e "$work/$f.btf" ] && ok || bad "output $f.btf left behind after an error"
+	[ ! -e "$work/$f.btf" ] && tally_ok || tally_fail "output $f.btf left behind after an error"
 done
-[ -z "$(find "$work" -name '.?*' -print -quit)" ] && ok || bad "temporary file left behind"
-cmp -s "$work/prog" "$work/prog.orig" && ok || bad "input changed"
+[ -z "$(find "$work" -name '.?*' -print -quit)" ] && tally_ok || tally_fail "temporary file left behind"
+cmp -s "$work/prog" "$work/prog.orig" && tally_ok || tally_fail "input changed"
 
 # libelf reads the input into memory when it cannot map it. The collector
 # drops the pages of debug sections it is done with (MADV_DONTNEED), which
@@ -146,7 +145,7 @@ int madvise(void *addr, size_t len, int advice)
 	return next(addr, len, advice);
 }
 C
-gcc -shared -fPIC -O2 -o "$work/nomap.so" "$work/nomap.c" -ldl || bad "cannot build nomap.so"
+gcc -shared -fPIC -O2 -o "$work/nomap.so" "$work/nomap.c" -ldl || tally_fail "cannot build nomap.so"
 for u in 1 2 3 4; do
 	for i in $(seq 300); do
 		echo "struct s${u}_$i { long a; int b[$i]; struct s${u}_$i *next; const char *name; };"
@@ -154,12 +153,11 @@ for u in 1 2 3 4; do
 	done >"$work/unit$u.c"
 done
 echo "int main(void) { return 0; }" >"$work/unit0.c"
-gcc -g -O0 -o "$work/big" "$work"/unit[0-4].c || bad "cannot build the many-page input"
-"$D2B" -J -j2 --btf_encode_detached="$work/mapped.btf" "$work/big" && ok || bad "many-page input"
+gcc -g -O0 -o "$work/big" "$work"/unit[0-4].c || tally_fail "cannot build the many-page input"
+"$D2B" -J -j2 --btf_encode_detached="$work/mapped.btf" "$work/big" && tally_ok || tally_fail "many-page input"
 LD_PRELOAD="$work/nomap.so" NOMAP_PATH="$work/big" \
 	ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0" \
 	"$D2B" -J -j2 --btf_encode_detached="$work/read.btf" "$work/big" &&
-	cmp -s "$work/mapped.btf" "$work/read.btf" && ok || bad "input read, not mapped: other output"
+	cmp -s "$work/mapped.btf" "$work/read.btf" && tally_ok || tally_fail "input read, not mapped: other output"
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+tally_end

@@ -132,17 +132,13 @@ fi
 
 FLAGS_default=""
 
-passed=0
-failed=0
-
 # the feature list: pahole 1.30's, less what Debian 12's libbpf 1.1 cannot do
 # (distilled_base needs btf__distill_base, libbpf 1.5)
 want=$("$PAHOLE" --supported_btf_features | sed -e 's/,distilled_base//')
 if [ "$("$DWARF2BTF" --supported_btf_features)" = "$want" ]; then
-	passed=$((passed + 1))
+	tally_ok
 else
-	echo "FAIL: --supported_btf_features: '$("$DWARF2BTF" --supported_btf_features)', want '$want'"
-	failed=$((failed + 1))
+	tally_fail "--supported_btf_features: '$("$DWARF2BTF" --supported_btf_features)', want '$want'"
 fi
 
 for set in 61 612 default; do
@@ -166,29 +162,22 @@ for set in 61 612 default; do
 		rc=0
 		"$DWARF2BTF" -J -j$j ${flags[@]+"${flags[@]}"} --btf_encode_detached="$out" "$WORKDIR/fixture" || rc=$?
 		if [ "$rc" -ne 0 ]; then
-			echo "FAIL: set $set -j$j: $DWARF2BTF exited with status $rc"
-			failed=$((failed + 1))
+			tally_fail "set $set -j$j: $DWARF2BTF exited with status $rc"
 		elif [ ! -e "$out" ]; then
-			echo "FAIL: set $set -j$j: $DWARF2BTF wrote no $out"
-			failed=$((failed + 1))
+			tally_fail "set $set -j$j: $DWARF2BTF wrote no $out"
 		elif [ "$VARIANT" = typeunits ] && [ "$j" != 1 ] &&
 			! cmp "$WORKDIR/out-$set-j1.btf" "$out"; then
-			echo "FAIL: set $set -j$j: $out differs from -j1's"
-			failed=$((failed + 1))
+			tally_fail "set $set -j$j: $out differs from -j1's"
 		elif [ "$VARIANT" = typeunits ] && "$BTFDIFF" --semantic "$ref" "$out" >"$out.diff"; then
-			echo "ok: set $set -j$j (same BTF as pahole's without type units, up to order)"
-			passed=$((passed + 1))
+			tally_ok "set $set -j$j (same BTF as pahole's without type units, up to order)"
 		elif [ "$VARIANT" = typeunits ]; then
-			echo "FAIL: set $set -j$j: $out is not the BTF of $ref"
+			tally_fail "set $set -j$j: $out is not the BTF of $ref"
 			cat "$out.diff"
-			failed=$((failed + 1))
 		elif cmp "$ref" "$out"; then
-			echo "ok: set $set -j$j"
-			passed=$((passed + 1))
+			tally_ok "set $set -j$j"
 		else
-			echo "FAIL: set $set -j$j: $out differs from $ref"
+			tally_fail "set $set -j$j: $out differs from $ref"
 			"$BTFDIFF" "$ref" "$out" || true
-			failed=$((failed + 1))
 		fi
 	done
 done
@@ -205,11 +194,9 @@ lto | ltonote) ;;
 		--btf_encode_detached="$WORKDIR/repeats.btf" "$WORKDIR/fixture" 2>&1 |
 		sed -n 's/.*(\([0-9]*\) exact repeats not added).*/\1/p')
 	if [ "${repeats:-0}" -gt 0 ]; then
-		echo "ok: $repeats repeated types found"
-		passed=$((passed + 1))
+		tally_ok "$repeats repeated types found"
 	else
-		echo "FAIL: no repeated type found (-V: '${repeats:-}')"
-		failed=$((failed + 1))
+		tally_fail "no repeated type found (-V: '${repeats:-}')"
 	fi
 	;;
 esac
@@ -235,17 +222,13 @@ for objcopy in ${objcopies[@]+"${objcopies[@]}"}; do
 		rc=0
 		LLVM_OBJCOPY=$objcopy "$DWARF2BTF" -J -j2 "${flags[@]}" "$out" || rc=$?
 		if [ "$rc" -ne 0 ]; then
-			echo "FAIL: in place ($step, $objcopy): exit status $rc"
-			failed=$((failed + 1))
+			tally_fail "in place ($step, $objcopy): exit status $rc"
 		elif cmp "$ref" "$out"; then
-			echo "ok: in place ($step, $objcopy)"
-			passed=$((passed + 1))
+			tally_ok "in place ($step, $objcopy)"
 		else
-			echo "FAIL: in place ($step, $objcopy): $out differs from $ref"
-			failed=$((failed + 1))
+			tally_fail "in place ($step, $objcopy): $out differs from $ref"
 		fi
 	done
 done
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+tally_end

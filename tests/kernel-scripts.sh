@@ -36,10 +36,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 
 t0=$(date +%s)
-pass=0 fail=0
-ok() { echo "ok: $*"; pass=$((pass + 1)); }
-bad() { echo "FAIL: $*"; fail=$((fail + 1)); }
-die() { echo "FAIL (setup): $*"; echo "$pass passed, $((fail + 1)) failed"; exit 1; }
+die() { echo "FAIL (setup): $*"; tally_fail; tally_end; exit 1; }
 log() { echo "kernel-scripts.sh: $*" >&2; }
 
 "$here/fetch.sh" pahole130 || die "fetch.sh pahole130"
@@ -127,9 +124,9 @@ MK
 	;;
 esac
 if [ "$FLAGS" = "$expect" ]; then
-	ok "PAHOLE_FLAGS from the kernel's scripts: $FLAGS"
+	tally_ok "PAHOLE_FLAGS from the kernel's scripts: $FLAGS"
 else
-	bad "PAHOLE_FLAGS from the kernel's scripts: got '$FLAGS', README says '$expect'"
+	tally_fail "PAHOLE_FLAGS from the kernel's scripts: got '$FLAGS', README says '$expect'"
 fi
 [ -n "$FLAGS" ] || die "no PAHOLE_FLAGS"
 
@@ -155,16 +152,16 @@ check_btfids() {
 	local n
 	n=$(($(wc -l <"$W/$name.btfids") - 1))
 	if clean_btfids "$W/$name.btfids"; then
-		ok "$what: resolve_btfids exit 0, no unresolved symbols ($n lines of output)"
+		tally_ok "$what: resolve_btfids exit 0, no unresolved symbols ($n lines of output)"
 		return
 	fi
 	if ! $control; then
-		bad "$what: resolve_btfids complains and the pahole 1.30 control failed"
+		tally_fail "$what: resolve_btfids complains and the pahole 1.30 control failed"
 		sed 's/^/    /' "$W/$name.btfids" | head -n 20
 	elif cmp -s "$W/$name.btfids" "$W/$name-pahole.btfids"; then
-		ok "$what: resolve_btfids output identical to that on pahole 1.30's BTF ($n lines)"
+		tally_ok "$what: resolve_btfids output identical to that on pahole 1.30's BTF ($n lines)"
 	else
-		bad "$what: resolve_btfids output differs from that on pahole 1.30's BTF"
+		tally_fail "$what: resolve_btfids output differs from that on pahole 1.30's BTF"
 		diff -u "$W/$name-pahole.btfids" "$W/$name.btfids" | head -n 40
 	fi
 }
@@ -187,12 +184,12 @@ start=$(date +%s%N)
 if LLVM_OBJCOPY=objcopy "$D2B" -J $FLAGS "$TMPV" 2>"$W/gen_btf.err"; then
 	sz=$(secsize "$TMPV" .BTF)
 	if [ -n "$sz" ] && [ "$sz" -gt 0 ]; then
-		ok "gen_btf: LLVM_OBJCOPY=objcopy dwarf2btf -J \$PAHOLE_FLAGS added .BTF ($sz bytes, $((($(date +%s%N) - start) / 1000000)) ms)"
+		tally_ok "gen_btf: LLVM_OBJCOPY=objcopy dwarf2btf -J \$PAHOLE_FLAGS added .BTF ($sz bytes, $((($(date +%s%N) - start) / 1000000)) ms)"
 	else
-		bad "gen_btf: dwarf2btf -J exited 0 but left no .BTF"
+		tally_fail "gen_btf: dwarf2btf -J exited 0 but left no .BTF"
 	fi
 else
-	bad "gen_btf: dwarf2btf -J failed"
+	tally_fail "gen_btf: dwarf2btf -J failed"
 	sed 's/^/    /' "$W/gen_btf.err" | head -n 20
 fi
 BTFO=$W/.btf.vmlinux.bin.o
@@ -206,13 +203,13 @@ if objcopy --only-section=.BTF --set-section-flags .BTF=alloc,readonly \
 	if [ "$etype" = REL ] && [ "$flags" = A ] && [ -s "$W/btfo.BTF" ] &&
 	   cmp -s "$W/inplace.BTF" "$W/btfo.BTF" &&
 	   ld -r -o "$W/linked.o" "$BTFO" 2>"$W/ld.err"; then
-		ok "gen_btf: objcopy --only-section=.BTF + dd: ET_REL with an alloc .BTF equal to the encoded one, ld accepts it"
+		tally_ok "gen_btf: objcopy --only-section=.BTF + dd: ET_REL with an alloc .BTF equal to the encoded one, ld accepts it"
 	else
-		bad "gen_btf: .btf.vmlinux.bin.o: type '$etype', .BTF flags '$flags', or its bytes or ld -r are wrong"
+		tally_fail "gen_btf: .btf.vmlinux.bin.o: type '$etype', .BTF flags '$flags', or its bytes or ld -r are wrong"
 		cat "$W/ld.err" 2>/dev/null
 	fi
 else
-	bad "gen_btf: objcopy --only-section=.BTF or the dd failed"
+	tally_fail "gen_btf: objcopy --only-section=.BTF or the dd failed"
 fi
 rm -f "$BTFO" "$W/btfo.BTF" "$W/linked.o"
 
@@ -239,19 +236,19 @@ mods=${KS_MODULES:-$mods}
 PBASE=
 for m in $mods; do
 	ko=$KDIR/modules/$m.ko
-	[ -f "$ko" ] || { bad "module $m: $ko not in the cache"; continue; }
+	[ -f "$ko" ] || { tally_fail "module $m: $ko not in the cache"; continue; }
 	# a freshly linked .ko has no .BTF yet: rename Debian's away
 	mko=$W/$m.ko
-	objcopy --rename-section .BTF=.BTF.debian "$ko" "$mko" || { bad "module $m: objcopy"; continue; }
+	objcopy --rename-section .BTF=.BTF.debian "$ko" "$mko" || { tally_fail "module $m: objcopy"; continue; }
 	# shellcheck disable=SC2086
 	if ! LLVM_OBJCOPY=objcopy "$D2B" -J $FLAGS --btf_base "$TMPV" "$mko" 2>"$W/$m.err"; then
-		bad "module $m: dwarf2btf -J --btf_base vmlinux failed"
+		tally_fail "module $m: dwarf2btf -J --btf_base vmlinux failed"
 		sed 's/^/    /' "$W/$m.err" | head -n 20
 		continue
 	fi
 	sz=$(secsize "$mko" .BTF)
 	if [ -z "$sz" ] || [ "$sz" -eq 0 ]; then
-		bad "module $m: no .BTF after -J --btf_base"
+		tally_fail "module $m: no .BTF after -J --btf_base"
 		continue
 	fi
 	run_btfids "$m" -b "$TMPV" "$mko"
@@ -278,24 +275,23 @@ rm -f "$W/vmlinux-pahole-base"
 # --- 4. 7.x gen-btf.sh: detached BTF, then objcopy --add-section ------------
 # shellcheck disable=SC2086
 if ! "$D2B" -J $FLAGS --btf_encode_detached="$W/vmlinux.BTF.1" "$BASE" 2>"$W/detached.err"; then
-	bad "7.x: dwarf2btf --btf_encode_detached failed"
+	tally_fail "7.x: dwarf2btf --btf_encode_detached failed"
 	sed 's/^/    /' "$W/detached.err" | head -n 20
 elif [ ! -s "$W/vmlinux.BTF.1" ]; then
-	bad "7.x: dwarf2btf --btf_encode_detached exited 0 but wrote no file"
+	tally_fail "7.x: dwarf2btf --btf_encode_detached exited 0 but wrote no file"
 elif [ -n "$(secsize "$BASE" .BTF)" ]; then
-	bad "7.x: --btf_encode_detached modified its input"
+	tally_fail "7.x: --btf_encode_detached modified its input"
 elif ! objcopy --add-section .BTF="$W/vmlinux.BTF.1" "$BASE" "$W/vmlinux.7x"; then
-	bad "7.x: objcopy --add-section .BTF= failed"
+	tally_fail "7.x: objcopy --add-section .BTF= failed"
 else
 	objcopy --dump-section .BTF="$W/7x.BTF" "$W/vmlinux.7x" 2>/dev/null
 	if cmp -s "$W/vmlinux.BTF.1" "$W/7x.BTF" && cmp -s "$W/vmlinux.BTF.1" "$W/inplace.BTF"; then
-		ok "7.x: --btf_encode_detached + objcopy --add-section: .BTF equals the in-place one ($(stat -c %s "$W/7x.BTF") bytes)"
+		tally_ok "7.x: --btf_encode_detached + objcopy --add-section: .BTF equals the in-place one ($(stat -c %s "$W/7x.BTF") bytes)"
 	else
-		bad "7.x: .BTF after objcopy --add-section differs from the detached file or the in-place .BTF"
+		tally_fail "7.x: .BTF after objcopy --add-section differs from the detached file or the in-place .BTF"
 	fi
 fi
 
 rm -rf "$W/vmlinux.7x" "$BASE" "$TMPV"
 echo "time: $(($(date +%s) - t0)) s"
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+tally_end

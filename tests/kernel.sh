@@ -34,7 +34,6 @@ esac
 
 rm -rf "$WORKDIR"
 mkdir -p "$WORKDIR"
-pass=0 fail=0
 for set in "${sets[@]}"; do
 	name=${set%%:*} flags=${set#*:}
 	ref=$WORKDIR/ref-$name.btf
@@ -48,19 +47,16 @@ for set in "${sets[@]}"; do
 		start=$(date +%s%N)
 		# shellcheck disable=SC2086
 		if ! "$D2B" -J -j$j $flags --btf_encode_detached="$out" "$VMLINUX"; then
-			echo "FAIL: $name -j$j: dwarf2btf failed"
-			fail=$((fail + 1))
+			tally_fail "$name -j$j: dwarf2btf failed"
 			continue
 		fi
 		ms=$((($(date +%s%N) - start) / 1000000))
 		if cmp "$ref" "$out"; then
-			echo "ok: $name -j$j: identical to pahole 1.30 ($(stat -c %s "$out") bytes, ${ms} ms)"
-			pass=$((pass + 1))
+			tally_ok "$name -j$j: identical to pahole 1.30 ($(stat -c %s "$out") bytes, ${ms} ms)"
 			rm -f "$out"
 		else
-			echo "FAIL: $name -j$j: differs from pahole 1.30"
+			tally_fail "$name -j$j: differs from pahole 1.30"
 			"$BTFDIFF" "$ref" "$out" || true
-			fail=$((fail + 1))
 		fi
 	done
 done
@@ -81,17 +77,13 @@ if [ "$KVER" = 6.1 ] && [ "${KERNEL_INPLACE:-1}" = 1 ]; then
 		LLVM_OBJCOPY=objcopy "$PAHOLE" -J -j2 $flags "$ref"
 		# shellcheck disable=SC2086
 		if ! LLVM_OBJCOPY=objcopy "$D2B" -J -j2 $flags "$out"; then
-			echo "FAIL: in place ($step): dwarf2btf failed"
-			fail=$((fail + 1))
+			tally_fail "in place ($step): dwarf2btf failed"
 		elif cmp "$ref" "$out"; then
-			echo "ok: in place ($step): identical to pahole 1.30's file"
-			pass=$((pass + 1))
+			tally_ok "in place ($step): identical to pahole 1.30's file"
 		else
-			echo "FAIL: in place ($step): files differ"
-			fail=$((fail + 1))
+			tally_fail "in place ($step): files differ"
 		fi
 		rm -f "$ref" "$out"
 	done
 fi
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+tally_end

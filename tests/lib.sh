@@ -1,6 +1,7 @@
 # shellcheck shell=bash
-# lib.sh - what the test scripts share: the reference tool, the cache, and
-# the flag sets each kernel generation passes to pahole 1.30. Sourced.
+# lib.sh - what the test scripts share: the reference tool, the cache, the
+# flag sets each kernel generation passes to pahole 1.30, and the pass/fail
+# tally. Sourced.
 
 CACHE=${DWARF2BTF_CACHE:-/var/cache/dwarf2btf}
 PAHOLE=$CACHE/pahole-1.30/bin/pahole130
@@ -11,3 +12,25 @@ FLAGS_61="--btf_gen_floats --lang_exclude=rust --skip_encoding_btf_inconsistent_
 FEATURES_612="encode_force,var,float,enum64,decl_tag,type_tag,optimized_func,consistent_func"
 FLAGS_612_NOKFUNCS="--btf_features=$FEATURES_612 --lang_exclude=rust"
 FLAGS_612="--btf_features=$FEATURES_612,decl_tag_kfuncs --lang_exclude=rust"
+
+# The tally. tally_ok [MSG] counts a pass, tally_fail [MSG] a failure; given
+# MSG they print "ok: MSG" or "FAIL: MSG", without it nothing (the script or
+# the tool it ran says what happened). Both return 0, so `CMD && tally_ok ||
+# tally_fail MSG` is safe. tally_end prints the last line, "N passed, M
+# failed", and returns 0 iff M is 0. The counts so far: $tally_passed and
+# $tally_failed.
+tally_passed=0 tally_failed=0
+# shellcheck disable=SC2120 # MSG is optional
+tally_ok() {
+	tally_passed=$((tally_passed + 1))
+	if [ $# -gt 0 ]; then echo "ok: $*"; fi
+}
+# shellcheck disable=SC2120 # MSG is optional
+tally_fail() {
+	tally_failed=$((tally_failed + 1))
+	if [ $# -gt 0 ]; then echo "FAIL: $*"; fi
+}
+tally_end() {
+	echo "$tally_passed passed, $tally_failed failed"
+	[ "$tally_failed" -eq 0 ]
+}

@@ -32,16 +32,14 @@ esac
 
 rm -rf "$WORKDIR"
 mkdir -p "$WORKDIR"
-pass=0 fail=0
 
 # compare NAME REF OUT: cmp, and btfdiff on a mismatch
 compare() {
 	if cmp -s "$2" "$3"; then
-		pass=$((pass + 1))
+		tally_ok
 	else
-		echo "FAIL: $1"
+		tally_fail "$1"
 		"$BTFDIFF" --base "$BASE" "$2" "$3" || true
-		fail=$((fail + 1))
 	fi
 }
 
@@ -66,12 +64,11 @@ for set in "${sets[@]}"; do
 			if "$D2B" -J -j$j $flags --btf_base "$BASE" --btf_encode_detached="$out" "$ko"; then
 				compare "$name $mod -j$j" "$ref" "$out"
 			else
-				echo "FAIL: $name $mod -j$j: dwarf2btf failed"
-				fail=$((fail + 1))
+				tally_fail "$name $mod -j$j: dwarf2btf failed"
 			fi
 		done
 	done
-	echo "set $name: done, $pass passed, $fail failed so far"
+	echo "set $name: done, $tally_passed passed, $tally_failed failed so far"
 done
 
 # in place, as Makefile.modfinal runs it (the modules already have a .BTF)
@@ -86,15 +83,12 @@ for mod in xfs vfat; do
 	# shellcheck disable=SC2086
 	if LLVM_OBJCOPY=objcopy "$D2B" -J -j2 $flags --btf_base "$BASE" "$WORKDIR/out.ko"; then
 		if cmp -s "$WORKDIR/ref.ko" "$WORKDIR/out.ko"; then
-			pass=$((pass + 1))
+			tally_ok
 		else
-			echo "FAIL: in place $mod: files differ"
-			fail=$((fail + 1))
+			tally_fail "in place $mod: files differ"
 		fi
 	else
-		echo "FAIL: in place $mod: dwarf2btf failed"
-		fail=$((fail + 1))
+		tally_fail "in place $mod: dwarf2btf failed"
 	fi
 done
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+tally_end

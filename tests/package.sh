@@ -21,17 +21,16 @@ if [ $# -ne 2 ]; then
 fi
 src=$(cd "$1" && pwd) || exit 2
 mkdir -p "$2" && work=$(cd "$2" && pwd) || exit 2
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=tests/lib.sh
+. "$here/lib.sh"
 
-pass=0 fail=0
-ok() { pass=$((pass + 1)); echo "ok: $*"; }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
 finish() {
-	echo "$pass passed, $fail failed"
-	[ "$fail" -eq 0 ]
+	tally_end
 	exit
 }
 # check WHAT CMD...: ok or FAIL on CMD's exit status
-check() { local what=$1; shift; if "$@"; then ok "$what"; else bad "$what"; fi; }
+check() { local what=$1; shift; if "$@"; then tally_ok "$what"; else tally_fail "$what"; fi; }
 # shellcheck disable=SC2317 # called through check
 quiet() { "$@" >/dev/null 2>&1; }
 
@@ -46,14 +45,14 @@ if [ ${#missing[@]} -gt 0 ]; then
 	echo "installing: ${missing[*]}"
 	if DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}" \
 		>"$work/apt.log" 2>&1; then
-		ok "build dependencies installed (${missing[*]})"
+		tally_ok "build dependencies installed (${missing[*]})"
 	else
 		tail -20 "$work/apt.log"
-		bad "apt-get install ${missing[*]} (as root?)"
+		tally_fail "apt-get install ${missing[*]} (as root?)"
 		finish
 	fi
 else
-	ok "build dependencies already installed"
+	tally_ok "build dependencies already installed"
 fi
 
 # --- two copies of the tree as it is on disk -----------------------------------
@@ -79,7 +78,7 @@ rm -rf "$work/a" "$work/b" "$work/cmake-build" "$work/destdir"
 mkdir -p "$work/a/dwarf2btf" "$work/b/dwarf2btf"
 list_sources >"$work/files.list"
 if ! tar -C "$src" --null -T "$work/files.list" -cf "$work/src.tar"; then
-	bad "copy of $src"
+	tally_fail "copy of $src"
 	finish
 fi
 tar -C "$work/a/dwarf2btf" -xf "$work/src.tar"
@@ -97,30 +96,30 @@ check "debian/changelog version $version is CMakeLists.txt's project version $cm
 
 # --- the source package (for lintian's source checks), then two binary builds
 if (cd "$work/a" && dpkg-source -b dwarf2btf) >"$work/a/source.log" 2>&1; then
-	ok "dpkg-source -b"
+	tally_ok "dpkg-source -b"
 else
 	tail -20 "$work/a/source.log"
-	bad "dpkg-source -b"
+	tally_fail "dpkg-source -b"
 fi
 dsc=$work/a/dwarf2btf_${version}.dsc
 
 for side in a b; do
 	echo "building the package in $work/$side/dwarf2btf"
 	if (cd "$work/$side/dwarf2btf" && dpkg-buildpackage -us -uc -b) >"$work/$side/build.log" 2>&1; then
-		ok "dpkg-buildpackage in $side"
+		tally_ok "dpkg-buildpackage in $side"
 	else
 		tail -40 "$work/$side/build.log"
-		bad "dpkg-buildpackage in $side (log: $work/$side/build.log)"
+		tally_fail "dpkg-buildpackage in $side (log: $work/$side/build.log)"
 	fi
 done
 
 deb=$work/a/dwarf2btf_${version}_${arch}.deb
 changes=$work/a/dwarf2btf_${version}_${arch}.changes
 if [ ! -f "$deb" ]; then
-	bad "no $deb"
+	tally_fail "no $deb"
 	finish
 fi
-ok "$(basename "$deb") built"
+tally_ok "$(basename "$deb") built"
 
 if [[ " ${DEB_BUILD_OPTIONS:-} " == *" nocheck "* ]]; then
 	echo "(DEB_BUILD_OPTIONS=nocheck: the build-time tests were skipped)"
@@ -169,20 +168,20 @@ lintian_rc=$?
 lintian_out=$(grep -v '^running with root privileges' <<<"$lintian_out")
 [ -n "$lintian_out" ] && printf '%s\n' "$lintian_out" | sed 's/^/  lintian: /'
 if [ $lintian_rc -eq 0 ] && ! grep -q '^E: ' <<<"$lintian_out"; then
-	ok "lintian: no errors ($(grep -c '^W: ' <<<"$lintian_out") warnings)"
+	tally_ok "lintian: no errors ($(grep -c '^W: ' <<<"$lintian_out") warnings)"
 else
-	bad "lintian reports errors"
+	tally_fail "lintian reports errors"
 fi
 
 # reproducibility: same bytes from the other path and file times
 for f in "$work"/a/*.deb; do
 	name=$(basename "$f")
 	if [ ! -f "$work/b/$name" ]; then
-		bad "$name not built in b"
+		tally_fail "$name not built in b"
 	elif cmp "$f" "$work/b/$name"; then
-		ok "$name identical in a and b"
+		tally_ok "$name identical in a and b"
 	else
-		bad "$name differs between a and b"
+		tally_fail "$name differs between a and b"
 	fi
 done
 
@@ -192,10 +191,10 @@ if cmake -S "$work/a/dwarf2btf" -B "$work/cmake-build" -DCMAKE_INSTALL_PREFIX=/o
 	>"$work/cmake-build.log" 2>&1 &&
 	cmake --build "$work/cmake-build" --target dwarf2btf -j"$(nproc)" >>"$work/cmake-build.log" 2>&1 &&
 	DESTDIR=$dest cmake --install "$work/cmake-build" >>"$work/cmake-build.log" 2>&1; then
-	ok "cmake build and install (DESTDIR, CMAKE_INSTALL_PREFIX=/opt/d2b)"
+	tally_ok "cmake build and install (DESTDIR, CMAKE_INSTALL_PREFIX=/opt/d2b)"
 else
 	tail -30 "$work/cmake-build.log"
-	bad "cmake build and install"
+	tally_fail "cmake build and install"
 fi
 check "installed \$DESTDIR/opt/d2b/bin/dwarf2btf (executable)" test -x "$dest/opt/d2b/bin/dwarf2btf"
 check "installed \$DESTDIR/opt/d2b/share/man/man1/dwarf2btf.1 (the man page)" \

@@ -40,14 +40,17 @@ full)
 	;;
 quick)
 	"$here/fetch.sh" modules61 || exit 1
-	"$STRESS" --jobs 1,2,3,8,17,64 "$MODDIR/xfs.ko" "$WORKDIR/xfs" "${flags[@]}" \
-		--btf_base="$VMLINUX"
-	rc=$?
-	pass=0 fail=0
-	[ $rc -eq 0 ] && pass=$((pass + 1)) || fail=$((fail + 1))
-	"$STRESS" --jobs 1-5,8 "$MODDIR/xfs.ko" "$WORKDIR/xfs-alone" "${flags[@]}"
-	rc=$?
-	[ $rc -eq 0 ] && pass=$((pass + 1)) || fail=$((fail + 1))
+	if "$STRESS" --jobs 1,2,3,8,17,64 "$MODDIR/xfs.ko" "$WORKDIR/xfs" "${flags[@]}" \
+		--btf_base="$VMLINUX"; then
+		tally_ok
+	else
+		tally_fail
+	fi
+	if "$STRESS" --jobs 1-5,8 "$MODDIR/xfs.ko" "$WORKDIR/xfs-alone" "${flags[@]}"; then
+		tally_ok
+	else
+		tally_fail
+	fi
 	# the checks must bite: each self-test has to fail at -j2, and say why
 	for t in 'bound:in flight [0-9]* > window' \
 		'unbounded:[0-9]* units >= the window started' \
@@ -56,19 +59,15 @@ quick)
 		out=$WORKDIR/self-test-$name.log
 		if "$STRESS" --self-test="$name" --watchdog 20 --jobs 1,2 "$MODDIR/xfs.ko" \
 			"$WORKDIR/$name" "${flags[@]}" --btf_base="$VMLINUX" >"$out" 2>&1; then
-			echo "FAIL: self-test $name: the stress test passed with the fault injected"
-			fail=$((fail + 1))
+			tally_fail "self-test $name: the stress test passed with the fault injected"
 		elif grep -q -- "FAIL: -j2: $want" "$out"; then
-			echo "ok: self-test $name: caught ($(grep -m1 -- "FAIL: -j2: $want" "$out"))"
-			pass=$((pass + 1))
+			tally_ok "self-test $name: caught ($(grep -m1 -- "FAIL: -j2: $want" "$out"))"
 		else
-			echo "FAIL: self-test $name: failed, but not as expected:"
+			tally_fail "self-test $name: failed, but not as expected:"
 			cat "$out"
-			fail=$((fail + 1))
 		fi
 	done
-	echo "$pass passed, $fail failed"
-	[ "$fail" -eq 0 ]
+	tally_end
 	;;
 *)
 	echo "usage: $0 STRESS_KERNEL WORKDIR full|quick" >&2

@@ -17,7 +17,6 @@ here=$(cd "$(dirname "$0")" && pwd)
 
 rm -rf "$WORKDIR"
 mkdir -p "$WORKDIR"
-pass=0 fail=0
 
 # vg WHAT EXPECTED_STATUS ARGS...: run under memcheck; 99 means a memcheck error
 vg() {
@@ -26,16 +25,13 @@ vg() {
 	valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect \
 		--error-exitcode=99 "$D2B" "$@" 2>"$WORKDIR/stderr" || rc=$?
 	if [ "$rc" -eq 99 ] || grep -q '^==[0-9]*==' "$WORKDIR/stderr"; then
-		echo "FAIL: $what: memcheck reported errors"
+		tally_fail "$what: memcheck reported errors"
 		cat "$WORKDIR/stderr"
-		fail=$((fail + 1))
 	elif [ "$rc" -ne "$want" ]; then
-		echo "FAIL: $what: exit status $rc, want $want"
+		tally_fail "$what: exit status $rc, want $want"
 		cat "$WORKDIR/stderr"
-		fail=$((fail + 1))
 	else
-		echo "ok: $what"
-		pass=$((pass + 1))
+		tally_ok "$what"
 	fi
 }
 
@@ -59,5 +55,4 @@ vg "non-ELF input" 1 -J --btf_encode_detached="$WORKDIR/x.btf" "$WORKDIR/text"
 vg "base is not BTF" 1 -J --btf_base "$WORKDIR/text" --btf_encode_detached="$WORKDIR/y.btf" \
 	"$WORKDIR/prog"
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+tally_end
