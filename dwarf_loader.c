@@ -557,9 +557,21 @@ static void section_map_init(struct mapped_section *ms, const struct dr_section 
 }
 
 /*
- * Drop the section's pages from the one holding .released to the one
- * holding @to (excluded), and move .released to @to: the caller is done
- * with every byte before @to. Offsets below .released are done already.
+ * Pages are dropped SECTION_RELEASE_STEP bytes or more at a time (and at
+ * the section's end): every madvise() on a mapping shared by running
+ * threads interrupts each CPU they run on to flush its TLB, and per unit
+ * that was thousands of interruptions. Chosen by measurement
+ * (Documentation/performance.md, "Session 7").
+ */
+#ifndef SECTION_RELEASE_STEP
+#define SECTION_RELEASE_STEP (1u << 20)
+#endif
+
+/*
+ * The caller is done with every byte of the section before @to: drop the
+ * pages from the one holding .released to the one holding @to (excluded)
+ * and move .released to @to, once that is a step away or the section's
+ * end. Offsets below .released are done already.
  */
 static void section_release(struct mapped_section *ms, uint64_t to)
 {
@@ -569,6 +581,8 @@ static void section_release(struct mapped_section *ms, uint64_t to)
 		return;
 	if (to > ms->sec->size)
 		to = ms->sec->size;
+	if (to - ms->released < SECTION_RELEASE_STEP && to < ms->sec->size)
+		return;
 	start = ((uintptr_t)ms->sec->data + ms->released) & ~(page - 1);
 	end = ((uintptr_t)ms->sec->data + to) & ~(page - 1);
 	if (end > start)
