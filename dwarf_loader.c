@@ -1724,16 +1724,23 @@ static int die_process_variable(struct cu_loader *l, struct dr_die *die)
 	v.artificial = attr_flag(die, DW_AT_artificial);
 	v.has_addr = var_location(l, die, &v.addr);
 	v.name = attr_name(l, die);
-	v.type = rel_ref(l, die, DW_AT_type);
+	/*
+	 * As pahole, a definition with a specification is the declaration it
+	 * completes, but for its address: its linkage, decl tags and type
+	 * are the declaration's. The type differs where the definition
+	 * completes an array (extern void *refs[]; void *refs[] = {...}):
+	 * the declaration's has no size, and no VAR is made.
+	 */
 	if (spec) {
+		/* the specification's attributes and children are read with its own unit's reader */
+		l->dc = spec_dc;
+		v.type = rel_ref(l, spec, DW_AT_type);
 		v.external = attr_flag(spec, DW_AT_external);
 		adie = spec;
 	} else {
+		v.type = rel_ref(l, die, DW_AT_type);
 		v.external = attr_flag(die, DW_AT_external);
 	}
-	/* the specification's children are read with its own unit's reader */
-	if (spec)
-		l->dc = spec_dc;
 	annots = vec_take(l);
 	err = annots ? annots_of(l, adie, -1, annots) : -ENOMEM;
 	l->dc = dc;

@@ -19,7 +19,8 @@
 # Compiles every tests/fixtures/*.c with CC -O$OPT -g -gdwarf-$DWARFVER,
 # links them into WORKDIR/fixture (tests/fixtures/percpu.lds keeps
 # ".data..percpu" a section of its own), then for each flag set (the 6.1
-# and 6.12 kernel ones and pahole's defaults) encodes it with pahole 1.30
+# and 6.12 kernel ones, pahole's defaults, and the 6.12 one with global_var)
+# encodes it with pahole 1.30
 # (the reference) and with DWARF2BTF at -j1 and -j3, and cmp's each of
 # ours against the reference; a mismatch runs BTFDIFF to show what differs.
 # The last line printed is "N passed, M failed"; exit status 0 iff M is 0.
@@ -131,6 +132,7 @@ fi
 # ---- encode and compare --------------------------------------------------
 
 FLAGS_default=""
+FLAGS_globalvar=$FLAGS_GLOBALVAR
 
 # the feature list: pahole 1.30's, less what Debian 12's libbpf 1.1 cannot do
 # (distilled_base needs btf__distill_base, libbpf 1.5)
@@ -141,7 +143,7 @@ else
 	tally_fail "--supported_btf_features: '$("$DWARF2BTF" --supported_btf_features)', want '$want'"
 fi
 
-for set in 61 612 default; do
+for set in 61 612 default globalvar; do
 	flagvar=FLAGS_$set
 	read -r -a flags <<<"${!flagvar}"
 	ref=$WORKDIR/ref-$set.btf

@@ -8,7 +8,8 @@
 #
 # Fetches (once, cached) Debian's debug vmlinux and pahole 1.30, encodes the
 # vmlinux with pahole 1.30 and with dwarf2btf at -j1, -j2, -j3, -j8 and -j2
-# again, for the flag sets that kernel generation passes, and cmp's every
+# again, for the flag sets that kernel generation passes (and, on 6.1, the
+# 6.12 set plus global_var, which encodes every variable), and cmp's every
 # output against pahole's. A mismatch runs BTFDIFF to say what differs.
 # The last line is "N passed, M failed"; exit status 0 iff M is 0.
 set -euo pipefail
@@ -26,7 +27,7 @@ echo "kernel: $(cat "$CACHE/linux-$KVER/package")"
 
 # scripts/pahole-flags.sh (6.1) and scripts/Makefile.btf (6.12) for pahole 1.30
 case $KVER in
-6.1) sets=("61:$FLAGS_61" "612:$FLAGS_612") ;;
+6.1) sets=("61:$FLAGS_61" "612:$FLAGS_612" "globalvar:$FLAGS_GLOBALVAR") ;;
 # 6.12 has KFUNCS sets in .BTF_ids, so decl_tag_kfuncs changes its output
 6.12) sets=("612:$FLAGS_612"
 	    "612-nokfuncs:$FLAGS_612_NOKFUNCS") ;;

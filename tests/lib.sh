@@ -12,6 +12,8 @@ FLAGS_61="--btf_gen_floats --lang_exclude=rust --skip_encoding_btf_inconsistent_
 FEATURES_612="encode_force,var,float,enum64,decl_tag,type_tag,optimized_func,consistent_func"
 FLAGS_612_NOKFUNCS="--btf_features=$FEATURES_612 --lang_exclude=rust"
 FLAGS_612="--btf_features=$FEATURES_612,decl_tag_kfuncs --lang_exclude=rust"
+# the 6.12 set plus global_var: a VAR for every variable, not only per-CPU ones
+FLAGS_GLOBALVAR="--btf_features=$FEATURES_612,decl_tag_kfuncs,global_var --lang_exclude=rust"
 
 # The tally. tally_ok [MSG] counts a pass, tally_fail [MSG] a failure; given
 # MSG they print "ok: MSG" or "FAIL: MSG", without it nothing (the script or
