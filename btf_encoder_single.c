@@ -46,9 +46,9 @@
  * a name's first occurrence still goes through btf__add_str, at the same
  * point of the stream.
  *
- * Functions are matched to ELF symbols here, on the collector, because a
- * prefix match records its DWARF name as the symbol's alias and the first
- * CU to do so wins: an order-dependent write that must happen in CU order.
+ * Functions are matched to ELF symbols on the workers (match_funcs), but
+ * a prefix match records its DWARF name as the symbol's alias and the first
+ * CU to do so wins: that order-dependent write stays here, in CU order.
  */
 #include <bpf/btf.h>
 #include <dwarf.h>
@@ -137,7 +137,6 @@ struct btf_encoder {
 	const char *str_lo, *str_hi; /* .debug_str, for the caches; or NULL */
 	struct addr_cache strs; /* BTF string offset of a name in .debug_str */
 	struct addr_cache short_strs; /* the same, for names of 1-7 bytes, by content */
-	struct addr_cache fns; /* func_match() of a function name */
 	struct type_dups *dups; /* types of the BTF a CU's types may repeat */
 	uint32_t *ids; /* [i]: BTF id of the CU's type i (0: void) */
 	uint32_t cap_ids;
@@ -204,7 +203,6 @@ void btf_encoder__free(struct btf_encoder *enc)
 	free(enc->annots);
 	free(enc->strs.slots);
 	free(enc->short_strs.slots);
-	free(enc->fns.slots);
 	type_dups__free(enc->dups);
 	free(enc->ids);
 	free(enc->member_offs);
@@ -882,41 +880,6 @@ static int encode_var(struct btf_encoder *enc, const struct cu *cu, const struct
 /* ---------------------------------------------------------------------- */
 /* functions                                                              */
 
-/*
- * The ELF function of DWARF function @fn, or NULL; -ENOMEM in *@err. Most
- * names are looked up in many CUs (inline functions of headers), so a name
- * in .debug_str has its result cached: the function, with bit 0 set for a
- * prefix match. A prefix match's DWARF name becomes the symbol's alias: the
- * first CU to make it wins.
- */
-static struct elf_function *func_match(struct btf_encoder *enc, const struct cu_func *fn, int *err)
-{
-	const uintptr_t *cached = NULL;
-	uintptr_t found;
-	struct elf_function *elf;
-
-	if (in_str_section(enc, fn->name))
-		cached = addr_cache__find(&enc->fns, fn->name);
-	if (cached) {
-		found = *cached;
-	} else {
-		elf = elf_symtab__find_function(enc->es, fn->name, 0);
-		found = (uintptr_t)elf;
-		if (!elf && enc->conf->gen_optimized && elf_symtab__has_suffixes(enc->es)) {
-			elf = elf_symtab__find_function(enc->es, fn->name, strlen(fn->name));
-			found = elf ? (uintptr_t)elf | 1 : 0;
-		}
-		if (in_str_section(enc, fn->name) && addr_cache__add(&enc->fns, fn->name, found)) {
-			*err = -ENOMEM;
-			return NULL;
-		}
-	}
-	elf = (struct elf_function *)(found & ~(uintptr_t)1);
-	if ((found & 1) && !elf->alias)
-		elf->alias = strdup(fn->name);
-	return elf;
-}
-
 static bool func_has_arg_names(const struct cu *cu, const struct cu_func *fn)
 {
 	uint32_t i;
@@ -928,6 +891,33 @@ static bool func_has_arg_names(const struct cu *cu, const struct cu_func *fn)
 			return false;
 	}
 	return true;
+}
+
+/*
+ * The workers look up each function's ELF symbol (a binary search over the
+ * sorted symbols: read-only, so any number at once), which used to be a
+ * tenth of the collector's time; only what must be in CU order, a prefix
+ * match's alias, is left to the collector (save_funcs).
+ */
+void btf_encoder__match_funcs(const struct btf_encoder *enc, struct cu *cu)
+{
+	bool suffixes = enc->conf->gen_optimized && elf_symtab__has_suffixes(enc->es);
+	uint32_t i;
+
+	if (!elf_symtab__nr_functions(enc->es))
+		return;
+	for (i = 0; i < cu->nr_funcs; i++) {
+		struct cu_func *fn = &cu->funcs[i];
+
+		if (fn->declaration || !fn->name || !func_has_arg_names(cu, fn) ||
+		    fn->nr_params > 0xffff)
+			continue;
+		fn->elf = elf_symtab__find_function(enc->es, fn->name, 0);
+		if (!fn->elf && suffixes) {
+			fn->elf = elf_symtab__find_function(enc->es, fn->name, strlen(fn->name));
+			fn->by_prefix = fn->elf != NULL;
+		}
+	}
 }
 
 static int func_save(struct btf_encoder *enc, const struct cu *cu, const struct cu_func *fn,
@@ -1006,12 +996,12 @@ static int save_funcs(struct btf_encoder *enc, const struct cu *cu)
 				enc->path, cu->off, fn->die_off, fn->nr_params);
 			return -E2BIG;
 		}
-		err = 0;
-		elf = func_match(enc, fn, &err);
-		if (err)
-			return err;
+		elf = fn->elf;
 		if (!elf)
 			continue;
+		/* a prefix match's DWARF name becomes the symbol's alias: the first CU's */
+		if (fn->by_prefix && !elf->alias && !(elf->alias = strdup(fn->name)))
+			return -ENOMEM;
 		err = func_save(enc, cu, fn, elf);
 		if (err)
 			return err;

@@ -5,9 +5,10 @@
  * Exactly one thread (the collector) owns a struct btf_encoder and calls
  * btf_encoder__encode_cu() for every unit in id order, then
  * btf_encoder__merge(), btf_encoder__finish(), btf_encoder__dedup() and
- * btf_encoder__write_raw(). No function here is thread-safe; none needs to
- * be. (The encoder hands finished batches to btf_batches, whose threads
- * touch nothing of the encoder's.)
+ * btf_encoder__write_raw(). No function here is thread-safe but
+ * btf_encoder__match_funcs(), which the loader workers call on the units
+ * they load. (The encoder hands finished batches to btf_batches, whose
+ * threads touch nothing of the encoder's.)
  */
 #ifndef BTF_ENCODER_SINGLE_H
 #define BTF_ENCODER_SINGLE_H
@@ -46,7 +47,16 @@ void btf_encoder__free(struct btf_encoder *enc);
  */
 void btf_encoder__set_str_section(struct btf_encoder *enc, const char *data, size_t size);
 
-/* Append @cu's types, decl tags and VARs; save its functions. 0 or -errno. */
+/*
+ * Look up the ELF function of each of @cu's functions that could be saved
+ * (struct cu_func's elf and by_prefix). Reads only what btf_encoder__new()
+ * set up: thread-safe, for any number of units at once.
+ */
+void btf_encoder__match_funcs(const struct btf_encoder *enc, struct cu *cu);
+/*
+ * Append @cu's types, decl tags and VARs; save its functions (those
+ * btf_encoder__match_funcs() matched). 0 or -errno.
+ */
 int btf_encoder__encode_cu(struct btf_encoder *enc, const struct cu *cu);
 /*
  * After the last CU: wait for the batches' dedups and merge them (see

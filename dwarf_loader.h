@@ -100,6 +100,8 @@ struct cu_annot {
 	int32_t component_idx;
 };
 
+struct elf_function;
+
 struct cu_func {
 	const char *name;
 	uint32_t ret_type;
@@ -107,6 +109,10 @@ struct cu_func {
 	uint32_t annot_first, nr_annots;
 	bool declaration;
 	bool unexpected_reg;
+	/* its ELF function, matched on the worker (btf_encoder__match_funcs): by
+	 * the name up to a '.' suffix if by_prefix; NULL if none or not tried */
+	bool by_prefix;
+	struct elf_function *elf;
 	uint64_t die_off;
 };
 

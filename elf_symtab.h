@@ -4,8 +4,9 @@
  * function symbols (FUNC records must match one), the section table
  * (per-CPU variables and DATASECs), object symbols, and the byte order.
  *
- * Built once on the main thread, read-only afterwards except for
- * elf_function.alias, which only the collector writes.
+ * Built once on the main thread, read-only afterwards (the loader workers
+ * look functions up in it) except for elf_function.alias, which only the
+ * collector writes.
  */
 #ifndef ELF_SYMTAB_H
 #define ELF_SYMTAB_H

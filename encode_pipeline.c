@@ -105,9 +105,14 @@ static int run_load(void *ctx, unsigned int id, void **unit)
 {
 	struct run *r = ctx;
 
+	int err;
+
 	if (r->conf->test_before_load)
 		r->conf->test_before_load(r->conf->test_ctx, id);
-	return dwarf_loader__load_cu(r->dl, id, (struct cu **)unit);
+	err = dwarf_loader__load_cu(r->dl, id, (struct cu **)unit);
+	if (!err)
+		btf_encoder__match_funcs(r->enc, *unit);
+	return err;
 }
 
 static int run_emit(void *ctx, unsigned int id, void *unit)
