@@ -893,6 +893,12 @@ static bool func_has_arg_names(const struct cu *cu, const struct cu_func *fn)
 	return true;
 }
 
+/* a function pahole would save if it matches an ELF function */
+static bool func_savable(const struct cu *cu, const struct cu_func *fn)
+{
+	return !fn->declaration && fn->name && func_has_arg_names(cu, fn);
+}
+
 /*
  * The workers look up each function's ELF symbol (a binary search over the
  * sorted symbols: read-only, so any number at once), which used to be a
@@ -909,8 +915,7 @@ void btf_encoder__match_funcs(const struct btf_encoder *enc, struct cu *cu)
 	for (i = 0; i < cu->nr_funcs; i++) {
 		struct cu_func *fn = &cu->funcs[i];
 
-		if (fn->declaration || !fn->name || !func_has_arg_names(cu, fn) ||
-		    fn->nr_params > 0xffff)
+		if (!func_savable(cu, fn) || fn->nr_params > 0xffff)
 			continue;
 		fn->elf = elf_symtab__find_function(enc->es, fn->name, 0);
 		if (!fn->elf && suffixes) {
@@ -988,7 +993,7 @@ static int save_funcs(struct btf_encoder *enc, const struct cu *cu)
 		const struct cu_func *fn = &cu->funcs[i];
 		struct elf_function *elf;
 
-		if (fn->declaration || !fn->name || !func_has_arg_names(cu, fn) || !have_syms)
+		if (!have_syms || !func_savable(cu, fn))
 			continue;
 		if (fn->nr_params > 0xffff) {
 			pr_warn("%s: CU %#" PRIx64 ": DIE %#" PRIx64

@@ -104,7 +104,6 @@ struct run {
 static int run_load(void *ctx, unsigned int id, void **unit)
 {
 	struct run *r = ctx;
-
 	int err;
 
 	if (r->conf->test_before_load)

@@ -56,9 +56,9 @@
  * encoder has given them. type_dups__add() then describes and enters the
  * CU's new components that reference its other new types. The table is
  * open addressing on a 64-bit hash of the description (its high half
- * places an entry, its low half is kept as a check, 8 bytes a slot); the descriptions
- * and ids are kept in one array; both are emptied, not freed, for the next
- * batch.
+ * places an entry, its low half is kept as a check, 8 bytes a slot); the
+ * descriptions and ids are kept in one array; both are emptied, not freed,
+ * for the next batch.
  *
  * One thread (the collector) uses a struct type_dups; no locking.
  */

@@ -20,9 +20,9 @@
 # links them into WORKDIR/fixture (tests/fixtures/percpu.lds keeps
 # ".data..percpu" a section of its own), then for each flag set (the 6.1
 # and 6.12 kernel ones, pahole's defaults, and the 6.12 one with global_var)
-# encodes it with pahole 1.30
-# (the reference) and with DWARF2BTF at -j1 and -j3, and cmp's each of
-# ours against the reference; a mismatch runs BTFDIFF to show what differs.
+# encodes it with pahole 1.30 (the reference) and with DWARF2BTF at -j1 and
+# -j3, and cmp's each of ours against the reference; a mismatch runs BTFDIFF
+# to show what differs.
 # The last line printed is "N passed, M failed"; exit status 0 iff M is 0.
 set -euo pipefail
 
