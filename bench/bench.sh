@@ -26,7 +26,8 @@
 #                  without code, relocations and line tables (objcopy
 #                  --only-keep-debug, .BTF_ids kept; xz, about 54 MB) and the
 #                  four programs with the libraries they load (ld.so
-#                  --library-path), about 7 MB. Nothing is measured.
+#                  --library-path), about 7 MB. A vmlinux of the same
+#                  package already in DIR is kept. Nothing is measured.
 #   --packed DIR   measure with what --pack wrote (unpacked with python3, so
 #                  no xz or tar is needed), without installing or building;
 #                  timing through /usr/bin/time, or python3's wait4() if it is
@@ -159,18 +160,26 @@ if [ -n "$pack" ]; then
 			"$p/bin" "$p/usr/bin/pahole" "$p/usr/lib" "$p"/lib*) | tar -xf - -C "$tmp/tools"
 	done
 	(cd "$tmp" && tar -cf - tools) | xz -9 -T"$(nproc)" >"$pack/tools.tar.xz"
-	log "packing the vmlinux (xz -9: minutes)"
-	# no code, relocations or line tables; .BTF_ids keeps its contents, which
-	# --only-keep-debug drops (the kfunc sets: pahole 1.30 would read other bytes)
-	objcopy -O binary --only-section=.BTF_ids "$vmlinux" "$tmp/btf_ids"
-	objcopy --only-keep-debug -R '.rela*' -R .debug_line -R .debug_line_str "$vmlinux" "$tmp/vmlinux"
-	objcopy --set-section-flags .BTF_ids=alloc,load,contents,data \
-		--update-section .BTF_ids="$tmp/btf_ids" "$tmp/vmlinux"
-	xz -9 -T"$(nproc)" -c "$tmp/vmlinux" >"$pack/vmlinux.xz"
+	# the same package's vmlinux packed before is kept: only the tools change
+	# from commit to commit, and xz -9 takes minutes
+	if [ -f "$pack/vmlinux.xz" ] && grep -qxF "package $package" "$pack/manifest" 2>/dev/null; then
+		log "keeping the packed vmlinux of $package"
+		vmline=$(grep '^vmlinux ' "$pack/manifest")
+	else
+		log "packing the vmlinux (xz -9: minutes)"
+		# no code, relocations or line tables; .BTF_ids keeps its contents, which
+		# --only-keep-debug drops (the kfunc sets: pahole 1.30 would read other bytes)
+		objcopy -O binary --only-section=.BTF_ids "$vmlinux" "$tmp/btf_ids"
+		objcopy --only-keep-debug -R '.rela*' -R .debug_line -R .debug_line_str "$vmlinux" "$tmp/vmlinux"
+		objcopy --set-section-flags .BTF_ids=alloc,load,contents,data \
+			--update-section .BTF_ids="$tmp/btf_ids" "$tmp/vmlinux"
+		xz -9 -T"$(nproc)" -c "$tmp/vmlinux" >"$pack/vmlinux.xz"
+		vmline="vmlinux $(stat -c %s "$tmp/vmlinux") bytes, sha256 $(sha256sum <"$tmp/vmlinux" | cut -d' ' -f1)"
+	fi
 	{
 		echo "package $package"
 		echo "made $(date -u '+%Y-%m-%d %H:%M UTC') from $(git -C "$top" describe --always --dirty)"
-		echo "vmlinux $(stat -c %s "$tmp/vmlinux") bytes, sha256 $(sha256sum <"$tmp/vmlinux" | cut -d' ' -f1)"
+		echo "$vmline"
 	} >"$pack/manifest"
 	du -b "$pack"/* >&2
 	log "wrote $pack; a run there: bash bench/bench.sh --packed ${pack#"$top"/} --out DIR/performance.md"
@@ -245,6 +254,7 @@ else
 			die "failed: ${cmd[*]}"
 		fi
 		echo "$j $tool $(tail -n1 "$tmp/time")" >>"$results"
+		cp "$results" "$raw"	# what was measured survives a run stopped early
 		log "-j$j ${name[$tool]}: $(tail -n1 "$tmp/time") (wall user sys KiB)"
 	}
 
