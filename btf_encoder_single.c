@@ -56,10 +56,12 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <libgen.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "btf_batches.h"
@@ -123,6 +125,57 @@ struct addr_cache {
 	uint32_t cap, nr; /* cap: 0 or a power of two */
 };
 
+/*
+ * One CU as the collector planned it, for the writer: which of its types
+ * are new and the ids of all of them, and what else the writer adds.
+ */
+struct cu_plan {
+	struct cu *cu;
+	uint32_t *ids; /* [i]: BTF id of the CU's type i (0: void) */
+	uint32_t cap_ids;
+	uint32_t first_new; /* the first id the CU adds */
+	uint32_t end; /* btf__type_cnt() once the CU is written */
+	uint32_t array_index_id;
+	int err; /* planning failed: report it in order and stop */
+	bool excluded; /* nothing to write */
+	bool start_batch; /* the CU starts a new batch */
+	bool add_index_int; /* the CU adds the array index type "int" */
+	bool index_type_new; /* the CU gives the BTF its array index type */
+	bool close_batch; /* the batch is full after the CU */
+	bool stop; /* the last CU: the writer fails on it (invalid variable) */
+};
+
+/* the collector's view of the BTF being filled: ids it will have */
+struct planner {
+	bool batch_open; /* a batch is being filled (always, without batches) */
+	bool has_index_type; /* the BTF has the array index type */
+	bool have_index_copy; /* later batches start with a copy of it */
+	uint32_t array_index_id;
+	uint32_t next_id; /* btf__type_cnt() once the CUs planned so far are written */
+};
+
+#ifndef WRITER_SLOTS
+#define WRITER_SLOTS 4 /* CUs planned and not yet written: measured, performance.md */
+#endif
+
+/*
+ * The writer thread and the ring of plans between it and the collector:
+ * the collector fills slots[(head + nr) % WRITER_SLOTS], the writer
+ * empties slots[head]; a slot's contents belong to whichever side holds it.
+ */
+struct writer {
+	pthread_t thread;
+	bool running; /* collector only */
+	void (*done)(void *ctx, struct cu *cu); /* the writer is done with a CU */
+	void *done_ctx;
+	pthread_mutex_t lock;
+	pthread_cond_t changed; /* a slot filled or emptied, or the end */
+	struct cu_plan slots[WRITER_SLOTS];
+	unsigned int head, nr; /* lock */
+	bool end; /* lock: no more plans */
+	int err; /* lock: the writer's first error */
+};
+
 struct btf_encoder {
 	const struct d2b_conf *conf;
 	struct elf_symtab *es;
@@ -137,15 +190,15 @@ struct btf_encoder {
 	const char *str_lo, *str_hi; /* .debug_str, for the caches; or NULL */
 	struct addr_cache strs; /* BTF string offset of a name in .debug_str */
 	struct addr_cache short_strs; /* the same, for names of 1-7 bytes, by content */
-	struct type_dups *dups; /* types of the BTF a CU's types may repeat */
-	uint32_t *ids; /* [i]: BTF id of the CU's type i (0: void) */
-	uint32_t cap_ids;
+	struct type_dups *dups; /* collector: types of the BTF a CU's types may repeat */
+	struct planner plan; /* collector */
+	struct writer w;
+	/* the writer's, from here on */
+	const uint32_t *ids; /* the plan's ids of the CU being written */
+	uint32_t array_index_id; /* and its array index type */
 	char stand_in[8]; /* a short name libbpf holds, or "" */
 	uint32_t *member_offs; /* encode_struct()'s member names */
 	uint32_t cap_member_offs;
-	bool has_index_type;
-	bool need_index_type;
-	uint32_t array_index_id;
 
 	struct func_state *funcs;
 	uint32_t nr_funcs, cap_funcs;
@@ -181,6 +234,10 @@ struct btf_encoder *btf_encoder__new(const struct d2b_conf *conf, struct elf_sym
 		btf_encoder__free(enc);
 		return NULL;
 	}
+	if (enc->btf) { /* one BTF: always open */
+		enc->plan.batch_open = true;
+		enc->plan.next_id = btf__type_cnt(enc->btf);
+	}
 	return enc;
 }
 
@@ -190,6 +247,7 @@ void btf_encoder__free(struct btf_encoder *enc)
 
 	if (!enc)
 		return;
+	btf_encoder__end_writer(enc);
 	btf_batches__free(enc->batches);
 	btf__free(enc->btf);
 	btf__free(enc->index_type);
@@ -204,7 +262,8 @@ void btf_encoder__free(struct btf_encoder *enc)
 	free(enc->strs.slots);
 	free(enc->short_strs.slots);
 	type_dups__free(enc->dups);
-	free(enc->ids);
+	for (i = 0; i < WRITER_SLOTS; i++)
+		free(enc->w.slots[i].ids);
 	free(enc->member_offs);
 	free(enc);
 }
@@ -443,14 +502,12 @@ static int batch_start(struct btf_encoder *enc)
 		return -ENOMEM;
 	addr_cache__clear(&enc->strs);
 	addr_cache__clear(&enc->short_strs);
-	type_dups__clear(enc->dups);
 	enc->stand_in[0] = 0;
 	if (!enc->index_type)
 		return 0;
 	id = btf__add_type(enc->btf, enc->index_type, btf__type_by_id(enc->index_type, 1));
 	if (id < 0)
 		return id;
-	enc->array_index_id = (uint32_t)id;
 	enc->nr_types_encoded--; /* the copy is not part of the stream */
 	return 0;
 }
@@ -714,8 +771,6 @@ static int encode_type(struct btf_encoder *enc, const struct cu *cu, const struc
 	case D2B_TAG_TYPE_TAG:
 		return add_named(enc, btf__add_type_tag, t->name, ref);
 	case DW_TAG_array_type:
-		if (!enc->has_index_type)
-			enc->need_index_type = true;
 		return btf__add_array(enc->btf, enc->array_index_id, ref, (uint32_t)t->size);
 	case DW_TAG_subroutine_type:
 		return encode_func_proto(enc, cu, t);
@@ -832,36 +887,50 @@ static int sec_add_var(struct btf_encoder *enc, int shndx, uint32_t type, uint32
 	return batch_use(enc, type);
 }
 
-static int encode_var(struct btf_encoder *enc, const struct cu *cu, const struct cu_var *v)
+/*
+ * 1 if @v becomes a VAR (in section *@shndx at *@offset), 0 if not, -EINVAL
+ * if it is invalid (reported if @report). Read-only: the collector counts
+ * the VARs a CU adds with it, the writer adds them.
+ */
+static int var_encodable(const struct btf_encoder *enc, const struct cu *cu, const struct cu_var *v,
+			 bool report, int *shndx, uint64_t *offset)
 {
 	const struct elf_section *sec;
-	uint64_t offset;
-	uint32_t a;
-	int shndx, id, err;
 
 	if (v->declaration || v->artificial || !v->has_addr)
 		return 0;
-	shndx = elf_symtab__section_of(enc->es, v->addr);
-	if (shndx < 0)
+	*shndx = elf_symtab__section_of(enc->es, v->addr);
+	if (*shndx < 0)
 		return 0;
-	sec = elf_symtab__section(enc->es, shndx);
+	sec = elf_symtab__section(enc->es, *shndx);
 	if (!sec->include)
 		return 0;
-	offset = v->addr - sec->addr;
+	*offset = v->addr - sec->addr;
 	if (v->name && var_name_filtered(v->name))
 		return 0;
-	if (!offset && (!v->name || !elf_symtab__has_object(enc->es, v->name, shndx)))
+	if (!*offset && (!v->name || !elf_symtab__has_object(enc->es, v->name, *shndx)))
 		return 0;
 	if (!btf_name_valid(v->name) || !v->type) {
 		if (enc->conf->encode_force)
 			return 0;
-		pr_warn("%s: CU %#" PRIx64 ": DIE %#" PRIx64
-			": variable '%s' has an invalid name or void type (use encode_force)\n",
-			enc->path, cu->off, v->die_off, v->name ? v->name : "");
+		if (report)
+			pr_warn("%s: CU %#" PRIx64 ": DIE %#" PRIx64
+				": variable '%s' has an invalid name or void type (use encode_force)\n",
+				enc->path, cu->off, v->die_off, v->name ? v->name : "");
 		return -EINVAL;
 	}
-	if (!v->size || v->size > UINT32_MAX || offset > UINT32_MAX)
-		return 0;
+	return v->size && v->size <= UINT32_MAX && *offset <= UINT32_MAX;
+}
+
+static int encode_var(struct btf_encoder *enc, const struct cu *cu, const struct cu_var *v)
+{
+	uint64_t offset;
+	uint32_t a;
+	int shndx, id, err;
+
+	err = var_encodable(enc, cu, v, true, &shndx, &offset);
+	if (err <= 0)
+		return err;
 	id = add_named(enc, btf__add_var, v->name,
 		       v->external ? BTF_VAR_GLOBAL_ALLOCATED : BTF_VAR_STATIC, enc->ids[v->type]);
 	if (id < 0)
@@ -1017,55 +1086,115 @@ static int save_funcs(struct btf_encoder *enc, const struct cu *cu)
 /* ---------------------------------------------------------------------- */
 /* CUs                                                                    */
 
-int btf_encoder__encode_cu(struct btf_encoder *enc, const struct cu *cu)
+/*
+ * The collector's part of a CU, in CU order: which of its types repeat
+ * known ones (type_dups) and the id of every type, the array index type,
+ * and how many types the writer will add, so that the next CU's ids are
+ * known before this one is written. Touches only the planner, type_dups
+ * and @p; reads the CU and the ELF symbols.
+ */
+static int plan_cu(struct btf_encoder *enc, struct cu_plan *p)
 {
-	bool index_type_new = false;
-	uint32_t first_new, next_id, index_id, i;
-	int err;
+	struct planner *pl = &enc->plan;
+	const struct cu *cu = p->cu;
+	uint32_t index_id, next_id, i;
+	uint64_t offset;
+	int err, shndx;
 
 	enc->stats.nr_cus++;
-	if (cu->excluded)
+	if (cu->excluded) {
+		p->excluded = true;
 		return 0;
-	if (!enc->btf) {
+	}
+	if (!pl->batch_open) {
+		pl->batch_open = p->start_batch = true;
+		type_dups__clear(enc->dups);
+		pl->next_id = 1;
+		if (pl->have_index_copy)
+			pl->array_index_id = pl->next_id++; /* see batch_start */
+	}
+	p->first_new = next_id = pl->next_id;
+	index_id = pl->has_index_type ? pl->array_index_id : 0;
+	if (d2b_grow(&p->ids, &p->cap_ids, cu->nr_types, sizeof(*p->ids)))
+		return -ENOMEM;
+	err = type_dups__find(enc->dups, cu, index_id, p->ids);
+	if (err)
+		return err;
+	for (i = 1; i < cu->nr_types; i++)
+		if (!p->ids[i])
+			p->ids[i] = next_id++;
+	enc->stats.nr_types_repeated += cu->nr_types - 1 - (next_id - p->first_new);
+	if (!pl->has_index_type) {
+		if (cu->int_type) {
+			pl->has_index_type = p->index_type_new = true;
+			pl->array_index_id = p->ids[cu->int_type];
+		} else {
+			/* the "int" added after the types if a new one is an array */
+			pl->array_index_id = next_id;
+			for (i = 1; i < cu->nr_types && !p->add_index_int; i++)
+				p->add_index_int = p->ids[i] >= p->first_new &&
+						   cu->types[i].tag == DW_TAG_array_type;
+			if (p->add_index_int)
+				pl->has_index_type = p->index_type_new = true;
+			next_id += p->add_index_int;
+		}
+	}
+	p->array_index_id = pl->array_index_id;
+	err = type_dups__add(enc->dups, cu, index_id, p->ids, p->first_new);
+	if (err)
+		return err;
+	if (p->index_type_new && enc->batches)
+		pl->have_index_copy = true;
+	for (i = 1; i < cu->nr_types; i++)
+		next_id += cu->types[i].nr_annots; /* decl tags */
+	for (i = 0; i < cu->nr_vars; i++) {
+		err = var_encodable(enc, cu, &cu->vars[i], false, &shndx, &offset);
+		if (err < 0) {
+			p->stop = true; /* the writer reports it */
+			break;
+		}
+		if (err)
+			next_id += 1 + cu->vars[i].nr_annots;
+	}
+	p->end = pl->next_id = next_id;
+	if (enc->batches && next_id - 1 >= enc->conf->batch_types) {
+		p->close_batch = true;
+		pl->batch_open = false;
+	}
+	return 0;
+}
+
+/* The writer's part of a CU, in CU order: its BTF as planned. */
+static int write_cu(struct btf_encoder *enc, const struct cu_plan *p)
+{
+	const struct cu *cu = p->cu;
+	uint32_t i;
+	int err;
+
+	if (p->err) {
+		err = p->err;
+		goto out_err;
+	}
+	if (p->excluded)
+		return 0;
+	if (p->start_batch) {
 		err = batch_start(enc);
 		if (err)
 			goto out_err;
 	}
-	first_new = btf__type_cnt(enc->btf);
-	index_id = enc->has_index_type ? enc->array_index_id : 0;
-	if (d2b_grow(&enc->ids, &enc->cap_ids, cu->nr_types, sizeof(*enc->ids))) {
-		err = -ENOMEM;
-		goto out_err;
-	}
-	err = type_dups__find(enc->dups, cu, index_id, enc->ids);
-	if (err)
-		goto out_err;
-	next_id = first_new;
-	for (i = 1; i < cu->nr_types; i++)
-		if (!enc->ids[i])
-			enc->ids[i] = next_id++;
-	if (!enc->has_index_type) {
-		if (cu->int_type) {
-			enc->has_index_type = index_type_new = true;
-			enc->array_index_id = enc->ids[cu->int_type];
-		} else {
-			enc->array_index_id = next_id;
-		}
-	}
-	err = encode_types(enc, cu, first_new);
+	if (btf__type_cnt(enc->btf) != p->first_new)
+		goto out_drift;
+	enc->ids = p->ids;
+	enc->array_index_id = p->array_index_id;
+	err = encode_types(enc, cu, p->first_new);
 	if (err)
 		return err;
-	enc->stats.nr_types_repeated += cu->nr_types - 1 - (next_id - first_new);
-	err = type_dups__add(enc->dups, cu, index_id, enc->ids, first_new);
-	if (err)
-		goto out_err;
-	if (!enc->has_index_type && enc->need_index_type) {
+	if (p->add_index_int) {
 		err = btf__add_int(enc->btf, "int", 4, BTF_INT_SIGNED);
 		if (err < 0)
 			return err;
-		enc->has_index_type = index_type_new = true;
 	}
-	if (index_type_new) {
+	if (p->index_type_new) {
 		err = batch_keep_index_type(enc);
 		if (err)
 			goto out_err;
@@ -1085,16 +1214,131 @@ int btf_encoder__encode_cu(struct btf_encoder *enc, const struct cu *cu)
 		if (err)
 			goto out_err;
 	}
-	if (enc->batches && btf__type_cnt(enc->btf) - 1 >= enc->conf->batch_types) {
+	if (p->stop || btf__type_cnt(enc->btf) != p->end)
+		goto out_drift;
+	if (p->close_batch) {
 		err = batch_close(enc);
 		if (err)
 			goto out_err;
 	}
 	return 0;
 
+out_drift:
+	/* the plan and the BTF disagree: a bug */
+	pr_warn("%s: CU %#" PRIx64 ": %u BTF types, %u planned\n", enc->path, cu->off,
+		btf__type_cnt(enc->btf), p->stop ? 0 : p->end);
+	return -EINVAL;
 out_err:
 	pr_warn("%s: CU %#" PRIx64 ": cannot encode: %s\n", enc->path, cu->off, strerror(-err));
 	return err;
+}
+
+static void *writer_run(void *arg)
+{
+	struct btf_encoder *enc = arg;
+	struct writer *w = &enc->w;
+	struct cu_plan *p;
+	struct timespec ts;
+	int err;
+
+	pthread_mutex_lock(&w->lock);
+	for (;;) {
+		while (!w->nr && !w->end)
+			pthread_cond_wait(&w->changed, &w->lock);
+		if (!w->nr)
+			break;
+		p = &w->slots[w->head];
+		err = w->err;
+		pthread_mutex_unlock(&w->lock);
+
+		/* after an error, CUs are only given back */
+		if (!err)
+			err = write_cu(enc, p);
+		w->done(w->done_ctx, p->cu);
+
+		pthread_mutex_lock(&w->lock);
+		w->head = (w->head + 1) % WRITER_SLOTS;
+		w->nr--;
+		if (!w->err)
+			w->err = err;
+		pthread_cond_broadcast(&w->changed);
+	}
+	pthread_mutex_unlock(&w->lock);
+	if (!clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts)) /* read after the join */
+		enc->stats.writer_cpu_s = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+	return NULL;
+}
+
+int btf_encoder__start_writer(struct btf_encoder *enc, void (*done)(void *ctx, struct cu *cu),
+			      void *ctx)
+{
+	struct writer *w = &enc->w;
+	int err;
+
+	w->done = done;
+	w->done_ctx = ctx;
+	w->head = w->nr = 0;
+	w->end = false;
+	w->err = 0;
+	if (pthread_mutex_init(&w->lock, NULL))
+		return -ENOMEM;
+	if (pthread_cond_init(&w->changed, NULL)) {
+		pthread_mutex_destroy(&w->lock);
+		return -ENOMEM;
+	}
+	err = pthread_create(&w->thread, NULL, writer_run, enc);
+	if (err) {
+		pthread_cond_destroy(&w->changed);
+		pthread_mutex_destroy(&w->lock);
+		return -err;
+	}
+	w->running = true;
+	return 0;
+}
+
+int btf_encoder__end_writer(struct btf_encoder *enc)
+{
+	struct writer *w = &enc->w;
+
+	if (!w->running)
+		return 0;
+	pthread_mutex_lock(&w->lock);
+	w->end = true;
+	pthread_cond_broadcast(&w->changed);
+	pthread_mutex_unlock(&w->lock);
+	pthread_join(w->thread, NULL);
+	w->running = false;
+	pthread_cond_destroy(&w->changed);
+	pthread_mutex_destroy(&w->lock);
+	return w->err;
+}
+
+int btf_encoder__encode_cu(struct btf_encoder *enc, struct cu *cu)
+{
+	struct writer *w = &enc->w;
+	struct cu_plan *p;
+	bool stop;
+	int err;
+
+	pthread_mutex_lock(&w->lock);
+	while (w->nr == WRITER_SLOTS)
+		pthread_cond_wait(&w->changed, &w->lock);
+	err = w->err;
+	p = &w->slots[(w->head + w->nr) % WRITER_SLOTS];
+	pthread_mutex_unlock(&w->lock);
+
+	*p = (struct cu_plan){ .cu = cu, .ids = p->ids, .cap_ids = p->cap_ids };
+	if (!err) /* else the writer, which reported its error, only gives @cu back */
+		p->err = plan_cu(enc, p);
+	/* no more plans after an error: the ids could be wrong */
+	stop = err || p->err || p->stop;
+	p->stop = stop;
+
+	pthread_mutex_lock(&w->lock);
+	w->nr++;
+	pthread_cond_broadcast(&w->changed);
+	pthread_mutex_unlock(&w->lock);
+	return stop ? -ECANCELED : 0;
 }
 
 /* ---------------------------------------------------------------------- */

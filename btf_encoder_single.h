@@ -2,10 +2,13 @@
 /*
  * btf_encoder_single - the one BTF encoder.
  *
- * Exactly one thread (the collector) owns a struct btf_encoder and calls
- * btf_encoder__encode_cu() for every unit in id order, then
- * btf_encoder__merge(), btf_encoder__finish(), btf_encoder__dedup() and
- * btf_encoder__write_raw(). No function here is thread-safe but
+ * Exactly one thread (the collector) owns a struct btf_encoder: it calls
+ * btf_encoder__start_writer(), btf_encoder__encode_cu() for every unit in id
+ * order, btf_encoder__end_writer(), then btf_encoder__merge(),
+ * btf_encoder__finish(), btf_encoder__dedup() and btf_encoder__write_raw().
+ * encode_cu plans each unit (its repeats and type ids) and hands it to the
+ * encoder's own writer thread, which adds its BTF, in the same order, while
+ * the collector plans the next. No function here is thread-safe but
  * btf_encoder__match_funcs(), which the loader workers call on the units
  * they load. (The encoder hands finished batches to btf_batches, whose
  * threads touch nothing of the encoder's.)
@@ -30,6 +33,7 @@ struct btf_encoder_stats {
 	uint32_t nr_types_pre_dedup; /* the stream, including void */
 	uint32_t nr_types_repeated; /* of those, found by type_dups, not added */
 	uint32_t nr_types;	     /* after dedup, including void */
+	double writer_cpu_s; /* CPU time of the writer thread */
 };
 
 /*
@@ -57,7 +61,21 @@ void btf_encoder__match_funcs(const struct btf_encoder *enc, struct cu *cu);
  * Append @cu's types, decl tags and VARs; save its functions (those
  * btf_encoder__match_funcs() matched). 0 or -errno.
  */
-int btf_encoder__encode_cu(struct btf_encoder *enc, const struct cu *cu);
+/*
+ * The writer thread; @done(@ctx, cu) gives back each unit it is done with,
+ * on that thread. 0 or -errno.
+ */
+int btf_encoder__start_writer(struct btf_encoder *enc, void (*done)(void *ctx, struct cu *cu),
+			      void *ctx);
+/*
+ * Hand @cu over: planned now, written by the writer, which gives it back.
+ * -ECANCELED once the writer failed, or @cu cannot be planned: the writer
+ * reports that when it reaches @cu, so the error reported is the first in
+ * unit order; btf_encoder__end_writer() returns it.
+ */
+int btf_encoder__encode_cu(struct btf_encoder *enc, struct cu *cu);
+/* Write what was handed over and stop the writer: its first error, or 0. */
+int btf_encoder__end_writer(struct btf_encoder *enc);
 /*
  * After the last CU: wait for the batches' dedups and merge them (see
  * btf_batches.c); nothing to do for split BTF. 0 or -errno (printed).

@@ -17,8 +17,8 @@
  * loader's buffers, then copied out as one block of its exact size
  * (cu_pack), since it may wait in the emit window for a while.
  *
- * Memory: the collector calls dwarf_loader__release_cu() for each unit it
- * is done with, which drops the pages of the debug sections that unit read
+ * Memory: the encoder's writer thread calls dwarf_loader__release_cu() for
+ * each unit it is done with, in unit order, which drops the pages of the debug sections that unit read
  * from the process's resident set (struct mapped_section).
  *
  * Table order follows pahole's loader so that the encoder can emit the same
@@ -87,8 +87,8 @@ struct dwarf_loader {
 	uint8_t *reloc_copies[8];
 	unsigned int nr_reloc_copies;
 	size_t sec_index[8]; /* ELF section index of each dr_sections member */
-	/* sections released as the units that read them are done (collector
-	 * only, see dwarf_loader__release_cu) */
+	/* sections released as the units that read them are done (the
+	 * encoder's writer thread only, see dwarf_loader__release_cu) */
 	struct mapped_section rel_info, rel_abbrev, rel_loc, rel_loclists;
 	struct dr_unit *units; /* read-only after __new */
 	bool *cu_excluded;
