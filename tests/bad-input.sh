@@ -461,7 +461,11 @@ expect "abbrev code 0x7f in a DIE" error "$(re "$in"): CU $cudie: DIE $off: " "$
 # Two bad CUs: the one reported is the first in unit order at every -j and
 # every run (as -j1 meets them), not the first to fail. Unit 4 is big and
 # bad at its end, unit 12 small and bad at its start, so at -j8 unit 12
-# usually fails first.
+# usually fails first. Then the same with unit 4 failing in the encoder's
+# writer thread instead (a variable BTF cannot name, with global_var and
+# without encode_force, which the collector sees too and stops at; or an
+# enum of 65536 values, which only the writer sees, so the collector may
+# meet the next unit's bad DWARF first): it still comes first, and alone.
 python3 - "$src" <<'EOF2'
 import sys
 for i in range(16):
@@ -471,6 +475,10 @@ for i in range(16):
             f.write('struct m%d_%d { long a; int b; }; struct m%d_%d *p%d_%d;\n' % (i, j, i, j, i, j))
         if i == 0:
             f.write('int main(void) { return 0; }\n')
+        if i == 4:
+            f.write('int in$valid = 1;\n')
+            f.write('#ifdef BIG_ENUM\nenum big { %s } big_var;\n#endif\n' %
+                    ', '.join('b%d' % k for k in range(65536)))
 EOF2
 if gcc -g -O1 -o "$src/units" "$src"/m??.c; then
 	# the CU DIE, and the first and the last struct DIE, of unit $2
@@ -489,6 +497,25 @@ if gcc -g -O1 -o "$src/units" "$src"/m??.c; then
 		expect "two bad units, -j$j: the first in unit order" error \
 			"$(re "$in"): CU $cu4: DIE $last4: " "$in" "${in%/*}/out.btf" -j$j
 	done
+	in=$(mkcase bad-var-then-bad-unit "$src/units")
+	edit "$in" poke .debug_info "$first12" 7f
+	for j in 1 8 8 8 8 8; do
+		expect "a writer error, then a bad unit, -j$j: the writer's" error \
+			"$(re "$in"): CU $cu4: DIE 0x[0-9a-f]+: variable 'in\\\$valid' has an invalid name" \
+			"$in" "${in%/*}/out.btf" -j$j --btf_features=var,global_var
+	done
+	if gcc -DBIG_ENUM -g -O1 -o "$src/units-big" "$src"/m??.c; then
+		read -r _ first5 _ <<<"$(unit_dies "$src/units-big" 5)"
+		in=$(mkcase big-enum-then-bad-unit "$src/units-big")
+		edit "$in" poke .debug_info "$first5" 7f
+		for j in 1 8 8 8 8 8; do
+			expect "a writer-only error, then a bad unit, -j$j: the writer's" error \
+				"$(re "$in"): CU $cu4: DIE 0x[0-9a-f]+: 65536 members, values or parameters" \
+				"$in" "${in%/*}/out.btf" -j$j
+		done
+	else
+		tally_fail "a writer-only error: cannot build the fixture with gcc"
+	fi
 else
 	tally_fail "two bad units: cannot build the 16-unit fixture with gcc"
 fi
