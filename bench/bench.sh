@@ -191,14 +191,7 @@ fi
 if [ -n "$packed" ]; then
 	[ -f "$packed/manifest" ] || die "$packed: no manifest (made by --pack?)"
 	log "unpacking $packed"
-	python3 - "$packed" "$tmp" <<'PY'
-import lzma, shutil, sys, tarfile
-src, dst = sys.argv[1], sys.argv[2]
-with tarfile.open(src + "/tools.tar.xz") as t:
-    t.extractall(dst)
-with lzma.open(src + "/vmlinux.xz") as i, open(dst + "/vmlinux", "wb") as o:
-    shutil.copyfileobj(i, o, 1 << 24)
-PY
+	python3 "$top/bench/unpack.py" "$packed" "$tmp"
 	vmlinux=$tmp/vmlinux
 	package="$(sed -n 's/^package //p' "$packed/manifest"), packed"
 	build_cmds=("bash bench/bench.sh --pack, made $(sed -n 's/^made //p' "$packed/manifest"); vmlinux $(sed -n 's/^vmlinux //p' "$packed/manifest")")

@@ -14,6 +14,15 @@
 #   --revs builds each git revision of this repository (a commit, a branch)
 #   from a temporary worktree.
 #
+# For the 16-CPU device machine (no packages, no network), next to what
+# bench.sh --pack wrote there (the vmlinux and the libraries):
+#        bash bench/tune.sh --pack DIR (--define ... | --revs ...)   # here
+#        bash bench/tune.sh --packed DIR [--runs N] [--jobs ...]     # there
+#   --pack builds as usual and puts the binaries into DIR/tune, measuring
+#   nothing; --packed measures those binaries on DIR's vmlinux.
+#
+#   WRITER_SLOTS            CUs planned ahead of the encoder's writer
+#                           (btf_encoder_single.c)
 #   BTF_BATCH_TYPES         types per dedup batch (btf_batches.h; 0: none)
 #   EMIT_ORDERED_WINDOW_PER_JOB
 #                           units loaded ahead of the encoder, per -j
@@ -31,6 +40,8 @@ kver=6.1
 define=
 values=
 revs=
+pack=
+packed=
 CACHE=${DWARF2BTF_CACHE:-/var/cache/dwarf2btf}
 
 die() { echo "tune.sh: $*" >&2; exit 1; }
@@ -44,13 +55,21 @@ while [ $# -gt 0 ]; do
 	--define) define=${2:?}; shift 2 ;;
 	--values) values=${2:?}; shift 2 ;;
 	--revs) revs=${2:?}; shift 2 ;;
+	--pack) pack=${2:?}; shift 2 ;;
+	--packed) packed=${2:?}; shift 2 ;;
 	-h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 	*) die "unknown argument: $1 (see --help)" ;;
 	esac
 done
 [[ $runs =~ ^[1-9][0-9]*$ ]] || die "--runs wants a positive number"
 read -ra jobs <<<"$jobs"
-if [ -n "$revs" ]; then
+if [ -n "$packed" ]; then
+	[ -z "$pack$define$values$revs" ] || die "--packed takes what --pack built: no other build options"
+	[ -f "$packed/tune/labels" ] || die "$packed: nothing built by tune.sh --pack"
+	label=$(sed -n 1p "$packed/tune/labels")
+	read -ra vals <<<"$(sed -n 2p "$packed/tune/labels")"
+	kver=$(sed -n 3p "$packed/tune/labels")
+elif [ -n "$revs" ]; then
 	[ -z "$define$values" ] || die "--revs or --define/--values, not both"
 	read -ra vals <<<"$revs"
 	label=revision
@@ -64,13 +83,14 @@ fi
 for n in "${jobs[@]}"; do [[ $n =~ ^[0-9]+$ ]] || die "not a number: $n"; done
 case $kver in 6.1 | 6.12) ;; *) die "--kernel wants 6.1 or 6.12" ;; esac
 
-"$top/tests/fetch.sh" deps
-"$top/tests/fetch.sh" "kernel${kver/./}"
-[ -x /usr/bin/time ] || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq time >&2
-
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/dwarf2btf-tune.XXXXXX")
 trap 'rm -rf "$tmp"; git -C "$top" worktree prune' EXIT
-for i in "${!vals[@]}"; do
+if [ -z "$packed" ]; then
+	"$top/tests/fetch.sh" deps
+	"$top/tests/fetch.sh" "kernel${kver/./}"
+	[ -x /usr/bin/time ] || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq time >&2
+fi
+[ -n "$packed" ] || for i in "${!vals[@]}"; do
 	n=${vals[$i]} src=$top cflags=
 	if [ -n "$revs" ]; then
 		log "building revision $n"
@@ -85,7 +105,23 @@ for i in "${!vals[@]}"; do
 	cmake --build "$tmp/build-$i" -j"$(nproc)" --target dwarf2btf >/dev/null
 done
 
-vmlinux=$CACHE/linux-$kver/vmlinux
+# d2b I : the command line of build I
+if [ -n "$pack" ]; then
+	mkdir -p "$pack/tune"
+	for i in "${!vals[@]}"; do cp "$tmp/build-$i/dwarf2btf" "$pack/tune/$i"; done
+	printf '%s\n' "$label" "${vals[*]}" "$kver" "$cmdline" >"$pack/tune/labels"
+	log "wrote $pack/tune; there: bash bench/tune.sh --packed ${pack#"$top"/} --jobs \"...\""
+	exit 0
+elif [ -n "$packed" ]; then
+	log "unpacking $packed"
+	python3 "$top/bench/unpack.py" "$packed" "$tmp"
+	vmlinux=$tmp/vmlinux
+	d2b() { echo "$tmp/tools/d2b/lib/ld-linux-x86-64.so.2 --library-path $tmp/tools/d2b/lib $packed/tune/$1"; }
+	cmdline+=" (builds: $(sed -n 4p "$packed/tune/labels"))"
+else
+	vmlinux=$CACHE/linux-$kver/vmlinux
+	d2b() { echo "$tmp/build-$1/dwarf2btf"; }
+fi
 # shellcheck disable=SC2054 # the commas are part of the argument
 flags=(--btf_features=encode_force,var,float,enum64,decl_tag,type_tag,optimized_func,consistent_func,decl_tag_kfuncs
        --lang_exclude=rust)
@@ -96,7 +132,8 @@ for j in "${jobs[@]}"; do
 		for i in "${!vals[@]}"; do
 			out=$tmp/out-$i.btf
 			rm -f "$out"
-			/usr/bin/time -f '%e %U %S %M' -o "$tmp/time" "$tmp/build-$i/dwarf2btf" -J "-j$j" \
+			# shellcheck disable=SC2046 # d2b's words are the command
+			/usr/bin/time -f '%e %U %S %M' -o "$tmp/time" $(d2b "$i") -J "-j$j" \
 				"${flags[@]}" --btf_encode_detached="$out" "$vmlinux"
 			echo "$j $i $(cat "$tmp/time")" >>"$results"
 			log "-j$j $label=${vals[$i]}: $(cat "$tmp/time") (wall user sys KiB)"
