@@ -14,7 +14,14 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#define pr_warn(fmt, ...) fprintf(stderr, "dwarf2btf: " fmt, ##__VA_ARGS__)
+/*
+ * Diagnostics go to stderr, or, on a thread that sets d2b_msgs (a memory
+ * stream), into it, to be printed later or dropped: encode_pipeline's open
+ * reads the ELF symbols on a thread of its own and reports as if it had
+ * not. Defined in encode_pipeline.c.
+ */
+extern __thread FILE *d2b_msgs;
+#define pr_warn(fmt, ...) fprintf(d2b_msgs ? d2b_msgs : stderr, "dwarf2btf: " fmt, ##__VA_ARGS__)
 
 /*
  * Make room for @need elements of @elem_sz bytes in *@arr whose capacity is
@@ -43,11 +50,11 @@ static inline int d2b_grow(void *arr, uint32_t *cap, uint64_t need, size_t elem_
 }
 
 /*
- * The collector (the main thread) is the one thread the run waits for; the
- * loaders and the batch dedups only have to keep ahead of it. So they run
- * D2B_HELPER_NICE nicer: where the CPUs are busy (-j above the number of
- * CPUs, or other jobs of a parallel build), the collector runs first and
- * the helpers take the rest. Chosen by measurement (bench/tune.sh;
+ * The collector (the main thread) and the encoder's writer are the threads
+ * the run waits for; the loaders and the batch dedups only have to keep
+ * ahead of them. So they run D2B_HELPER_NICE nicer: where the CPUs are busy
+ * (-j above the number of CPUs, or other jobs of a parallel build), the
+ * collector and the writer run first and the helpers take the rest. Chosen by measurement (bench/tune.sh;
  * Documentation/performance.md, "Helper threads").
  */
 #ifndef D2B_HELPER_NICE

@@ -16,7 +16,10 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
+#include <libelf.h>
 #include <malloc.h>
+#include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -64,6 +67,68 @@ static void phase_report(const struct d2b_conf *conf, struct phase_clock *pc, co
 			name, ts_diff(&pc->wall, &now.wall), ts_diff(&pc->cpu, &now.cpu),
 			ts_diff(&pc->main, &now.main), (double)ru.ru_maxrss / 1024);
 	*pc = now;
+}
+
+/* ---------------------------------------------------------------------- */
+/* open                                                                   */
+
+__thread FILE *d2b_msgs;
+
+/*
+ * The ELF symbols are read on a thread of their own while the main thread
+ * indexes the DWARF: the two read the file independently, and the open
+ * phase is serial. Their messages are held (d2b_msgs) and printed after
+ * the DWARF's, as if the two had run one after the other: a file both
+ * reject gives the DWARF's error alone.
+ */
+struct symtab_open {
+	const char *path;
+	const struct d2b_conf *conf;
+	struct elf_symtab *es;
+	int err;
+	char *msgs;
+	size_t msgs_size;
+};
+
+static void *symtab_open_run(void *arg)
+{
+	struct symtab_open *so = arg;
+	FILE *f = open_memstream(&so->msgs, &so->msgs_size);
+
+	d2b_msgs = f; /* NULL (no memory): straight to stderr */
+	so->es = elf_symtab__new(so->path, so->conf, &so->err);
+	d2b_msgs = NULL;
+	if (f)
+		fclose(f);
+	return NULL;
+}
+
+/* the DWARF index and the ELF symbols of @path, or -errno (reported) */
+static int inputs_open(const char *path, const struct d2b_conf *conf, struct dwarf_loader **dl,
+		       struct elf_symtab **es)
+{
+	struct symtab_open so = { .path = path, .conf = conf };
+	pthread_t thread;
+	bool threaded;
+	int err;
+
+	elf_version(EV_CURRENT); /* libelf set up before two threads use it */
+	threaded = !pthread_create(&thread, NULL, symtab_open_run, &so);
+	if (!threaded)
+		symtab_open_run(&so); /* the same, one after the other */
+	*dl = dwarf_loader__new(path, conf, &err);
+	if (threaded)
+		pthread_join(thread, NULL);
+	if (*dl && so.msgs)
+		fputs(so.msgs, stderr);
+	free(so.msgs);
+	*es = so.es;
+	if (!*dl) {
+		elf_symtab__free(so.es);
+		*es = NULL;
+		return err;
+	}
+	return *es ? 0 : so.err;
 }
 
 /* ---------------------------------------------------------------------- */
@@ -168,11 +233,8 @@ int encode_pipeline__run(const char *path, const struct d2b_conf *conf)
 	int err, werr;
 
 	phase_start(&pc);
-	r.dl = dwarf_loader__new(path, conf, &err);
-	if (!r.dl)
-		return err;
-	es = elf_symtab__new(path, conf, &err);
-	if (!es)
+	err = inputs_open(path, conf, &r.dl, &es);
+	if (err)
 		goto out;
 	if (conf->btf_base) {
 		base = base_open(conf->btf_base, &err);

@@ -614,6 +614,11 @@ expect "70000 members, 70000 enumerators (BTF vlen is 16 bits)" error "$(re "$in
 
 in=$(mkcase no-symtab); edit "$in" shtype .symtab 1
 expect "no .symtab" error "$(re "$in"): .*\.symtab" "$in" "${in%/*}/out.btf"
+# the symbols are read on a thread while the DWARF is indexed: when both
+# fail, the DWARF's error comes alone, as when one ran after the other
+in=$(mkcase no-symtab-unit-length); edit "$in" shtype .symtab 1; edit "$in" poke .debug_info 0 efffffff
+expect "no .symtab and unit length 0xffffffef: the DWARF's error" error \
+	"$(re "$in"): \.debug_info: .*offset 0" "$in" "${in%/*}/out.btf"
 head -c 1000 /dev/urandom >"$src/garbage"
 in=$(mkcase btf-ids-garbage); objcopy --add-section .BTF_ids="$src/garbage" "$prog" "$in"
 expect ".BTF_ids of random bytes, decl_tag_kfuncs" any "$(re "$in"): " "$in" "${in%/*}/out.btf" \
