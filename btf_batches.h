@@ -23,7 +23,7 @@ struct btf_batches;
  * CU that brings it to this many. Chosen by measurement, see
  * Documentation/performance.md ("Batch size").
  */
-#ifndef BTF_BATCH_TYPES /* bench/batch-size.sh builds with others */
+#ifndef BTF_BATCH_TYPES /* bench/tune.sh --define builds with others */
 #define BTF_BATCH_TYPES (1u << 17)
 #endif
 

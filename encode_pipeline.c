@@ -134,6 +134,20 @@ static int inputs_open(const char *path, const struct d2b_conf *conf, struct dwa
 /* ---------------------------------------------------------------------- */
 /* the pipeline                                                           */
 
+/*
+ * malloc: blocks of this many bytes or more get a mapping of their own,
+ * returned to the system when freed (M_MMAP_THRESHOLD; 0 keeps glibc's
+ * default), and an arena keeps at most twice that free at its top
+ * (M_TRIM_THRESHOLD, glibc's own ratio). The default threshold rises to the
+ * largest block freed so far, up to 32 MiB: after the first big unit, every
+ * unit's block (cu_pack) and every grown array lands in the thread arenas,
+ * whose holes then stay resident, more of them for each thread. Chosen by
+ * measurement (Documentation/performance.md, "malloc's mmap threshold").
+ */
+#ifndef D2B_MMAP_THRESHOLD
+#define D2B_MMAP_THRESHOLD (512u << 10)
+#endif
+
 /* --btf_base: raw BTF or an ELF file's .BTF; one clear line on failure */
 static struct btf *base_open(const char *path, int *err)
 {
@@ -232,6 +246,10 @@ int encode_pipeline__run(const char *path, const struct d2b_conf *conf)
 	unsigned int failed_id;
 	int err, werr;
 
+	if (D2B_MMAP_THRESHOLD) {
+		mallopt(M_MMAP_THRESHOLD, D2B_MMAP_THRESHOLD);
+		mallopt(M_TRIM_THRESHOLD, 2 * D2B_MMAP_THRESHOLD);
+	}
 	phase_start(&pc);
 	err = inputs_open(path, conf, &r.dl, &es);
 	if (err)

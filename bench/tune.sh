@@ -27,6 +27,8 @@
 #   EMIT_ORDERED_WINDOW_PER_JOB
 #                           units loaded ahead of the encoder, per -j
 #                           (dwarves_emit_ordered.h)
+#   D2B_MMAP_THRESHOLD      malloc's mmap threshold (encode_pipeline.c;
+#                           0: glibc's default)
 #
 # Not a test: it asserts no timing. The tables in Documentation/performance.md
 # came from it, with the command lines it prints.
