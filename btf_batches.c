@@ -47,7 +47,6 @@
 
 #include "btf_batches.h"
 #include "d2b_util.h"
-#include "msort.h"
 
 #define PROBE_SIZE 0x7fff0000u /* + probe number; no real struct is 2 GiB */
 #define PROBE_MAX 0xffffu /* members per struct: vlen is 16 bits */
@@ -393,30 +392,44 @@ struct btf *btf_batches__merge(struct btf_batches *bb, const char *path, int *er
 	return out;
 }
 
+/*
+ * The index of the first of @n sorted values at @vals, @stride bytes apart,
+ * that is not below @key; @n if none. Inline, not bsearch(): the merge looks
+ * up every function's types and names, on the serial path.
+ */
+static uint32_t lower_bound(const void *vals, size_t stride, uint32_t n, uint32_t key)
+{
+	uint32_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (*(const uint32_t *)((const char *)vals + mid * stride) < key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 uint32_t btf_batches__type_id(const struct btf_batches *bb, uint32_t k, uint32_t id)
 {
 	const struct batch *b = bb->b[k];
-	const uint32_t *p;
+	uint32_t i;
 
 	if (!id)
 		return 0;
-	p = msort_bsearch(&id, b->ids, b->nr_ids, sizeof(id), u32_cmp);
-	return p ? b->new_ids[p - b->ids] + b->type_shift : 0;
-}
-
-static int str_pair_cmp(const void *a, const void *b)
-{
-	return u32_cmp(&((const struct str_pair *)a)->from, &((const struct str_pair *)b)->from);
+	i = lower_bound(b->ids, sizeof(*b->ids), b->nr_ids, id);
+	return i < b->nr_ids && b->ids[i] == id ? b->new_ids[i] + b->type_shift : 0;
 }
 
 uint32_t btf_batches__str_off(const struct btf_batches *bb, uint32_t k, uint32_t off)
 {
 	const struct batch *b = bb->b[k];
-	struct str_pair key = { off, 0 };
-	const struct str_pair *p;
+	uint32_t i;
 
-	if (!off)
+	if (!off || !b->nr_strs)
 		return 0;
-	p = msort_bsearch(&key, b->strs, b->nr_strs, sizeof(key), str_pair_cmp);
-	return p ? p->to : 0;
+	i = lower_bound(&b->strs[0].from, sizeof(*b->strs), b->nr_strs, off);
+	return i < b->nr_strs && b->strs[i].from == off ? b->strs[i].to : 0;
 }
