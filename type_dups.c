@@ -284,17 +284,44 @@ static int scc_describe(struct type_dups *td, const struct cu *cu, const uint32_
 	return 0;
 }
 
+/* one step of a lane: @x in, multiplied, the high half folded down */
+static uint64_t hash_step(uint64_t h, uint64_t x)
+{
+	h = (h ^ x) * 0x9e3779b97f4a7c15ull;
+	return h ^ h >> 32;
+}
+
+static uint64_t words64(const uint32_t *w)
+{
+	return w[0] | (uint64_t)w[1] << 32;
+}
+
+/*
+ * The description's hash: two lanes of two words a step, so that the
+ * multiplications overlap (one word a step made a chain of dependent
+ * multiplications, a tenth of the collector's time), then splitmix64's
+ * finalizer. Any hash gives the same entries: it only places them.
+ */
 static uint64_t desc_hash(const uint32_t *w, uint32_t n)
 {
-	uint64_t h = 0xcbf29ce484222325ull ^ n;
+	uint64_t a = 0xcbf29ce484222325ull ^ n, b = 0x2545f4914f6cdd1dull;
 	uint32_t i;
 
-	for (i = 0; i < n; i++)
-		h = (h ^ w[i]) * 0x100000001b3ull;
-	h ^= h >> 29;
-	h *= 0xbf58476d1ce4e5b9ull;
-	h ^= h >> 32;
-	return h | 1;
+	for (i = 0; i + 4 <= n; i += 4) {
+		a = hash_step(a, words64(w + i));
+		b = hash_step(b, words64(w + i + 2));
+	}
+	if (i + 2 <= n) {
+		a = hash_step(a, words64(w + i));
+		i += 2;
+	}
+	if (i < n)
+		b = hash_step(b, w[i]);
+	a ^= b * 0xbf58476d1ce4e5b9ull;
+	a ^= a >> 29;
+	a *= 0xbf58476d1ce4e5b9ull;
+	a ^= a >> 32;
+	return a | 1;
 }
 
 static uint32_t hash_check(uint64_t hash)
