@@ -22,6 +22,10 @@
  * they stay last. After btf__dedup their members name the surviving types;
  * the probes are then cut off the raw BTF, and the batch reloaded compact.
  *
+ * A batch arrives as the encoder's writer built it (btf_raw); its thread
+ * first makes it the libbpf BTF that the same btf__add_* calls would have
+ * built (btf_raw__to_btf), so that work is off the writer's serial path.
+ *
  * The merge: each batch's thread, once its dedup is done, waits for the
  * batch before it to be merged, then appends its own to the merged BTF, so
  * the merging overlaps the encoding and a batch's memory goes as soon as it
@@ -46,6 +50,7 @@
 #include <string.h>
 
 #include "btf_batches.h"
+#include "btf_raw.h"
 #include "d2b_util.h"
 
 #define PROBE_SIZE 0x7fff0000u /* + probe number; no real struct is 2 GiB */
@@ -60,7 +65,8 @@ struct btf_batches;
 struct batch {
 	struct btf_batches *bb;
 	uint32_t k; /* its number */
-	struct btf *btf; /* the batch; after its thread: deduped, without probes */
+	struct btf_raw *raw; /* the batch as the encoder wrote it, until its thread converts it */
+	struct btf *btf; /* after its thread: deduped, without probes */
 	uint32_t *ids; /* sorted and unique once its thread started */
 	uint32_t *new_ids; /* after the thread: ids[i]'s id in the deduped batch */
 	uint32_t nr_ids;
@@ -121,6 +127,7 @@ void btf_batches__free(struct btf_batches *bb)
 		struct batch *b = bb->b[k];
 
 		batch_join(b);
+		btf_raw__free(b->raw);
 		btf__free(b->btf);
 		free(b->ids);
 		free(b->new_ids);
@@ -243,6 +250,11 @@ static void batch_dedup_run(struct batch *b)
 {
 	int64_t cut;
 
+	b->what = "conversion";
+	b->btf = btf_raw__to_btf(b->raw, &b->err);
+	b->raw = NULL;
+	if (!b->btf)
+		return;
 	batch_sort_ids(b);
 	b->what = "adding probes";
 	b->err = batch_add_probes(b);
@@ -334,7 +346,7 @@ static void *batch_dedup(void *arg)
 	return NULL;
 }
 
-int btf_batches__add(struct btf_batches *bb, struct btf *btf, uint32_t *ids, uint32_t nr_ids)
+int btf_batches__add(struct btf_batches *bb, struct btf_raw *raw, uint32_t *ids, uint32_t nr_ids)
 {
 	struct batch *b;
 	int err;
@@ -343,11 +355,11 @@ int btf_batches__add(struct btf_batches *bb, struct btf *btf, uint32_t *ids, uin
 	b = malloc(sizeof(*b));
 	if (!b || d2b_grow(&bb->b, &bb->cap, bb->nr + 1, sizeof(*bb->b))) {
 		free(b);
-		btf__free(btf);
+		btf_raw__free(raw);
 		free(ids);
 		return -ENOMEM;
 	}
-	*b = (struct batch){ .bb = bb, .k = bb->nr, .btf = btf, .ids = ids, .nr_ids = nr_ids };
+	*b = (struct batch){ .bb = bb, .k = bb->nr, .raw = raw, .ids = ids, .nr_ids = nr_ids };
 	pthread_mutex_lock(&bb->lock);
 	while (bb->running >= bb->max_running)
 		pthread_cond_wait(&bb->ended, &bb->lock);
@@ -359,7 +371,7 @@ int btf_batches__add(struct btf_batches *bb, struct btf *btf, uint32_t *ids, uin
 		bb->running--;
 		pthread_mutex_unlock(&bb->lock);
 		free(b);
-		btf__free(btf);
+		btf_raw__free(raw);
 		free(ids);
 		return -err;
 	}

@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 struct btf;
+struct btf_raw;
 struct btf_batches;
 
 /*
@@ -40,13 +41,13 @@ struct btf_batches *btf_batches__new(unsigned int max_running);
 void btf_batches__free(struct btf_batches *bb);
 
 /*
- * Hand over @btf, a from-scratch BTF of whole CUs, and start its dedup
- * (after waiting while max_running dedups run). @ids (taken over too,
- * malloc'ed or NULL) are its type ids that the encoder will refer to later,
- * in any order, repeats allowed. Returns its batch number, or -errno (and
- * frees @btf and @ids).
+ * Hand over @raw, the BTF of whole CUs, and start its thread, which makes it
+ * a libbpf BTF (btf_raw__to_btf) and deduplicates it (after waiting while
+ * max_running dedups run). @ids (taken over too, malloc'ed or NULL) are its
+ * type ids that the encoder will refer to later, in any order, repeats
+ * allowed. Returns its batch number, or -errno (and frees @raw and @ids).
  */
-int btf_batches__add(struct btf_batches *bb, struct btf *btf, uint32_t *ids, uint32_t nr_ids);
+int btf_batches__add(struct btf_batches *bb, struct btf_raw *raw, uint32_t *ids, uint32_t nr_ids);
 
 /*
  * Wait for every batch and return the from-scratch BTF they were appended

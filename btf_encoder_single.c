@@ -3,14 +3,19 @@
  * btf_encoder_single - one encoder, fed in CU order, producing pahole 1.30's
  * pre-dedup type stream; then libbpf's btf__dedup and the raw write.
  *
- * The stream is cut into batches of whole CUs (BTF_BATCH_TYPES types or
- * more, at a CU boundary): each batch is its own BTF, handed to btf_batches
- * for dedup in a thread while the next one fills. A batch's type ids and
+ * The writer builds the stream's types with btf_raw (plain arrays; the
+ * bytes libbpf's btf__add_* calls would give), not with libbpf: those
+ * calls were two thirds of the writer's time, and the writer is one of
+ * the two serial stages. The stream is cut into batches of whole CUs
+ * (BTF_BATCH_TYPES types or more, at a CU boundary): each batch is its own
+ * BTF, handed to btf_batches, whose thread makes it a libbpf BTF and
+ * deduplicates it while the next one fills. A batch's type ids and
  * string offsets are its own; what the functions and DATASECs at the end
  * keep of them (type ids, parameter names, tag values) is mapped to the
  * merged BTF after btf_encoder__merge, which also holds the end of the
  * stream and gets the final dedup. Split BTF (a --btf_base) is one BTF, not
- * batched: libbpf 1.1's btf__add_btf refuses split BTF (EOPNOTSUPP).
+ * batched (libbpf 1.1's btf__add_btf refuses split BTF, EOPNOTSUPP), made a
+ * libbpf BTF in btf_encoder__merge.
  *
  * Why the stream must match: btf__dedup keeps the first occurrence of every
  * equivalence class and rebuilds the string section in order of first
@@ -32,19 +37,17 @@
  *   unexpected register use dropped under consistent_func;
  *   then one DATASEC per section with VARs, in section order.
  *
- * Names: libbpf interns every name it is given (hash the string, compare it
- * with the ones in its bucket), a third of the collector's time on vmlinux.
- * So the encoder keeps the string offsets itself (enc_str): by address for
- * names in .debug_str, read-only while we run, where the linker has merged
- * equal strings (not in kernel modules: ld -r does not merge them), and by
- * content for names of up to 7 bytes, which compilers put inline in
- * .debug_info (DW_FORM_string) rather than in .debug_str; other names are
- * rare and go to libbpf every time. Every type, member, parameter and tag
- * is then added without its name, or with a short stand-in that libbpf
- * already holds where it insists on one, and named by offset (add_named and
- * friends). Its string set sees exactly the insertions it would have seen:
- * a name's first occurrence still goes through btf__add_str, at the same
- * point of the stream.
+ * Names: interning a name means hashing it and comparing it with the names
+ * in its bucket. So the encoder keeps the string offsets itself (enc_str):
+ * by address for names in .debug_str, read-only while we run, where the
+ * linker has merged equal strings (not in kernel modules: ld -r does not
+ * merge them), and by content for names of up to 7 bytes, which compilers
+ * put inline in .debug_info (DW_FORM_string) rather than in .debug_str;
+ * other names are rare and are interned every time. A name is interned
+ * (btf_raw__add_str) before the type that has it is added, as libbpf's
+ * btf__add_* did, so the string section holds the names in pahole's order.
+ * The functions and DATASECs at the end are added to the merged BTF with
+ * libbpf, named by offset (named() and friends).
  *
  * Functions are matched to ELF symbols on the workers (match_funcs), but
  * a prefix match records its DWARF name as the symbol's alias and the first
@@ -67,6 +70,7 @@
 #include "btf_batches.h"
 #include "btf_encoder_single.h"
 #include "btf_features.h"
+#include "btf_raw.h"
 #include "d2b_util.h"
 #include "dwarf_loader.h"
 #include "elf_symtab.h"
@@ -180,12 +184,13 @@ struct btf_encoder {
 	const struct d2b_conf *conf;
 	struct elf_symtab *es;
 	const char *path;
-	struct btf *btf; /* the batch being filled, or the merged BTF; NULL between batches */
+	struct btf *base; /* split BTF's base, or NULL */
+	struct btf *btf; /* the merged BTF (or the one BTF), once the writer is done */
 	struct btf_batches *batches; /* NULL: one BTF (split BTF) */
 	uint32_t nr_batches; /* handed over */
 	uint32_t *batch_ids; /* the batch's ids that functions and DATASECs use */
 	uint32_t nr_batch_ids, cap_batch_ids;
-	struct btf *index_type; /* a copy of the array index type, for new batches */
+	struct btf_raw *index_type; /* a copy of the array index type, for new batches */
 	uint32_t nr_types_encoded; /* over all batches, less their copies */
 	const char *str_lo, *str_hi; /* .debug_str, for the caches; or NULL */
 	struct addr_cache strs; /* BTF string offset of a name in .debug_str */
@@ -194,11 +199,12 @@ struct btf_encoder {
 	struct planner plan; /* collector */
 	struct writer w;
 	/* the writer's, from here on */
+	struct btf_raw *raw; /* the batch being filled, or the one BTF; NULL between batches */
 	const uint32_t *ids; /* the plan's ids of the CU being written */
 	uint32_t array_index_id; /* and its array index type */
-	char stand_in[8]; /* a short name libbpf holds, or "" */
-	uint32_t *member_offs; /* encode_struct()'s member names */
-	uint32_t cap_member_offs;
+	char stand_in[8]; /* a short name the BTF holds, or "" (see add_decl_tag_off) */
+	struct btf_raw_field *fields; /* encode_struct()'s members */
+	uint32_t cap_fields;
 
 	struct func_state *funcs;
 	uint32_t nr_funcs, cap_funcs;
@@ -223,20 +229,21 @@ struct btf_encoder *btf_encoder__new(const struct d2b_conf *conf, struct elf_sym
 	enc->conf = conf;
 	enc->es = es;
 	enc->path = path;
+	enc->base = base;
 	if (base || !conf->batch_types)
-		enc->btf = base ? btf__new_empty_split(base) : btf__new_empty();
+		enc->raw = btf_raw__new(base);
 	else
 		enc->batches = btf_batches__new(BTF_BATCH_DEDUPS);
 	enc->secs = calloc(elf_symtab__nr_sections(es) + 1, sizeof(*enc->secs));
 	enc->dups = type_dups__new();
-	if ((!enc->btf && !enc->batches) || !enc->secs || !enc->dups) {
+	if ((!enc->raw && !enc->batches) || !enc->secs || !enc->dups) {
 		*err = -ENOMEM;
 		btf_encoder__free(enc);
 		return NULL;
 	}
-	if (enc->btf) { /* one BTF: always open */
+	if (enc->raw) { /* one BTF: always open */
 		enc->plan.batch_open = true;
-		enc->plan.next_id = btf__type_cnt(enc->btf);
+		enc->plan.next_id = btf_raw__type_cnt(enc->raw);
 	}
 	return enc;
 }
@@ -250,7 +257,8 @@ void btf_encoder__free(struct btf_encoder *enc)
 	btf_encoder__end_writer(enc);
 	btf_batches__free(enc->batches);
 	btf__free(enc->btf);
-	btf__free(enc->index_type);
+	btf_raw__free(enc->raw);
+	btf_raw__free(enc->index_type);
 	free(enc->batch_ids);
 	if (enc->secs)
 		for (i = 0; i <= elf_symtab__nr_sections(enc->es); i++)
@@ -264,7 +272,7 @@ void btf_encoder__free(struct btf_encoder *enc)
 	type_dups__free(enc->dups);
 	for (i = 0; i < WRITER_SLOTS; i++)
 		free(enc->w.slots[i].ids);
-	free(enc->member_offs);
+	free(enc->fields);
 	free(enc);
 }
 
@@ -367,10 +375,10 @@ static uintptr_t short_key(const char *s)
 	return 0;
 }
 
-/* libbpf's btf__add_str, remembering a short name it holds as the stand-in */
+/* btf_raw__add_str, remembering a short name the BTF holds as the stand-in */
 static int add_str(struct btf_encoder *enc, const char *s)
 {
-	int off = btf__add_str(enc->btf, s);
+	int off = btf_raw__add_str(enc->raw, s);
 
 	if (off > 0 && !enc->stand_in[0] && strlen(s) < sizeof(enc->stand_in))
 		strcpy(enc->stand_in, s);
@@ -411,69 +419,12 @@ static struct btf_type *btf_type_mut(struct btf *btf, int id)
 	return (struct btf_type *)btf__type_by_id(btf, (uint32_t)id);
 }
 
-/*
- * The name to pass libbpf for @name, which is interned first (*@off: its
- * string offset, or -errno): the stand-in if there is one, which the caller
- * replaces with *@off once the type is added; else @name (libbpf finds it).
- */
-static const char *stand_in(struct btf_encoder *enc, const char *name, int *off)
-{
-	*off = enc_str(enc, name);
-	return *off > 0 && enc->stand_in[0] ? enc->stand_in : name;
-}
-
-/* the name of type @id (or -errno from adding it), after stand_in() */
+/* the name of type @id (or -errno from adding it) of the merged BTF: @off */
 static int named(struct btf_encoder *enc, int id, int off)
 {
 	if (id > 0 && off > 0)
 		btf_type_mut(enc->btf, id)->name_off = (uint32_t)off;
 	return id;
-}
-
-/*
- * add_named(enc, btf__add_X, name, args...): btf__add_X(btf, name, args...)
- * with the name interned by enc_str; -errno if that failed.
- */
-#define add_named(enc, add, name, ...)                                                        \
-	({                                                                                    \
-		int __off;                                                                    \
-		const char *__arg = stand_in(enc, name, &__off);                              \
-		__off < 0 ? __off : named(enc, add((enc)->btf, __arg, ##__VA_ARGS__), __off); \
-	})
-
-/* a struct or union, added unnamed and named by offset */
-static int add_composite_named(struct btf_encoder *enc, bool is_union, const char *name,
-			       uint32_t size)
-{
-	int off = enc_str(enc, name), id;
-
-	if (off < 0)
-		return off;
-	id = is_union ? btf__add_union(enc->btf, NULL, size)
-		      : btf__add_struct(enc->btf, NULL, size);
-	return named(enc, id, off);
-}
-
-/* an enumerator of enum (or enum64, @is64) @id */
-static int add_enum_value_named(struct btf_encoder *enc, int id, bool is64, const char *name,
-				int64_t value)
-{
-	int off, err;
-	const char *arg = stand_in(enc, name, &off);
-	struct btf_type *t;
-
-	if (off < 0)
-		return off;
-	err = is64 ? btf__add_enum64_value(enc->btf, arg, (uint64_t)value)
-		   : btf__add_enum_value(enc->btf, arg, value);
-	if (err || arg == name)
-		return err;
-	t = btf_type_mut(enc->btf, id);
-	if (is64)
-		btf_enum64(t)[btf_vlen(t) - 1].name_off = (uint32_t)off;
-	else
-		btf_enum(t)[btf_vlen(t) - 1].name_off = (uint32_t)off;
-	return 0;
 }
 
 /* a parameter of the last FUNC_PROTO @proto, named by offset @off */
@@ -497,15 +448,15 @@ static int batch_start(struct btf_encoder *enc)
 {
 	int id;
 
-	enc->btf = btf__new_empty();
-	if (!enc->btf)
+	enc->raw = btf_raw__new(NULL);
+	if (!enc->raw)
 		return -ENOMEM;
 	addr_cache__clear(&enc->strs);
 	addr_cache__clear(&enc->short_strs);
 	enc->stand_in[0] = 0;
 	if (!enc->index_type)
 		return 0;
-	id = btf__add_type(enc->btf, enc->index_type, btf__type_by_id(enc->index_type, 1));
+	id = btf_raw__add_int_copy(enc->raw, enc->index_type, 1);
 	if (id < 0)
 		return id;
 	enc->nr_types_encoded--; /* the copy is not part of the stream */
@@ -519,11 +470,10 @@ static int batch_keep_index_type(struct btf_encoder *enc)
 
 	if (!enc->batches)
 		return 0;
-	enc->index_type = btf__new_empty();
+	enc->index_type = btf_raw__new(NULL);
 	if (!enc->index_type)
 		return -ENOMEM;
-	id = btf__add_type(enc->index_type, enc->btf,
-			   btf__type_by_id(enc->btf, enc->array_index_id));
+	id = btf_raw__add_int_copy(enc->index_type, enc->raw, enc->array_index_id);
 	return id < 0 ? id : 0;
 }
 
@@ -544,9 +494,9 @@ static int batch_close(struct btf_encoder *enc)
 {
 	int k;
 
-	enc->nr_types_encoded += btf__type_cnt(enc->btf) - 1;
-	k = btf_batches__add(enc->batches, enc->btf, enc->batch_ids, enc->nr_batch_ids);
-	enc->btf = NULL;
+	enc->nr_types_encoded += btf_raw__type_cnt(enc->raw) - 1;
+	k = btf_batches__add(enc->batches, enc->raw, enc->batch_ids, enc->nr_batch_ids);
+	enc->raw = NULL;
 	enc->batch_ids = NULL;
 	enc->nr_batch_ids = enc->cap_batch_ids = 0;
 	if (k < 0)
@@ -608,9 +558,14 @@ int btf_encoder__merge(struct btf_encoder *enc)
 {
 	int err = 0;
 
-	if (!enc->batches)
-		return 0;
-	if (enc->btf)
+	if (!enc->batches) {
+		enc->btf = btf_raw__to_btf(enc->raw, &err);
+		enc->raw = NULL;
+		if (!enc->btf)
+			pr_warn("%s: cannot encode: %s\n", enc->path, strerror(-err));
+		return err;
+	}
+	if (enc->raw)
 		err = batch_close(enc);
 	if (err) {
 		pr_warn("%s: cannot encode: %s\n", enc->path, strerror(-err));
@@ -633,6 +588,16 @@ int btf_encoder__merge(struct btf_encoder *enc)
 /* ---------------------------------------------------------------------- */
 /* types                                                                  */
 
+/*
+ * The writer's adds: the name interned first (enc_str, as libbpf interned it
+ * before adding the type), then the type, named by offset.
+ */
+#define add_named(enc, add, name, ...)                                               \
+	({                                                                           \
+		int __off = enc_str(enc, name);                                      \
+		__off < 0 ? __off : add((enc)->raw, (uint32_t)__off, ##__VA_ARGS__); \
+	})
+
 static int encode_base_type(struct btf_encoder *enc, const struct cu_type *t)
 {
 	const char *name = t->name;
@@ -644,14 +609,15 @@ static int encode_base_type(struct btf_encoder *enc, const struct cu_type *t)
 	else if (t->encoding == DW_ATE_boolean)
 		encoding = BTF_INT_BOOL;
 	else if (t->encoding == DW_ATE_float && enc->conf->gen_floats)
-		return add_named(enc, btf__add_float, name, size);
+		return add_named(enc, btf_raw__add_float, name,
+				 size > UINT32_MAX ? 0 : (uint32_t)size);
 
 	/* DWARF 5 DW_ATE_unsigned_24 and friends: BTF has no use for them */
 	if (!size || (size & (size - 1)) || size > 16) {
 		name = "__SANITIZED_FAKE_INT__";
 		size = 4;
 	}
-	return add_named(enc, btf__add_int, name, size, encoding);
+	return add_named(enc, btf_raw__add_int, name, (uint32_t)size, encoding);
 }
 
 static int encode_enum(struct btf_encoder *enc, const struct cu *cu, const struct cu_type *t)
@@ -665,23 +631,25 @@ static int encode_enum(struct btf_encoder *enc, const struct cu *cu, const struc
 	if (off < 0)
 		return off;
 	if (t->flags & CU_TYPE_DECLARATION)
-		return named(enc, btf__add_enum(enc->btf, NULL, 4), off);
-	if (is_enum32)
-		id = btf__add_enum(enc->btf, NULL, size);
-	else
-		id = btf__add_enum64(enc->btf, NULL, size, t->flags & CU_TYPE_SIGNED_ENUM);
-	id = named(enc, id, off);
+		return btf_raw__add_enum(enc->raw, (uint32_t)off, false, 4, false);
+	/* (sizes as libbpf's 32-bit arguments take them) */
+	id = btf_raw__add_enum(enc->raw, (uint32_t)off, !is_enum32, (uint32_t)size,
+			       !is_enum32 && (t->flags & CU_TYPE_SIGNED_ENUM));
 	if (id < 0)
 		return id;
 	for (i = 0; i < t->nr; i++) {
 		const struct cu_enumerator *e = &cu->enumerators[t->first + i];
 
+		err = enc_str(enc, e->name);
+		if (err < 0)
+			return err;
+		off = err;
 		if (!is_enum32)
-			err = add_enum_value_named(enc, id, true, e->name, (int64_t)e->value);
+			err = btf_raw__add_enum64_value(enc->raw, (uint32_t)off, e->value);
 		else if (enc->conf->skip_enum64)
-			err = add_enum_value_named(enc, id, false, e->name, (uint32_t)e->value);
+			err = btf_raw__add_enum_value(enc->raw, (uint32_t)off, (uint32_t)e->value);
 		else
-			err = add_enum_value_named(enc, id, false, e->name, (int64_t)e->value);
+			err = btf_raw__add_enum_value(enc->raw, (uint32_t)off, (int64_t)e->value);
 		if (err)
 			return err;
 	}
@@ -689,45 +657,36 @@ static int encode_enum(struct btf_encoder *enc, const struct cu *cu, const struc
 }
 
 /*
- * The members are added without names, then named by offset in one pass:
- * their names are looked up first, in member order, so libbpf's string set
- * sees the same insertions as if each were added with its member.
+ * The members' names are looked up first, in member order (prefetched: each
+ * look-up is a cache miss), then the members are added.
  */
 static int encode_struct(struct btf_encoder *enc, const struct cu *cu, const struct cu_type *t)
 {
 	/* a CU without members has none: no pointer arithmetic on NULL */
 	const struct cu_member *members = t->nr ? &cu->members[t->first] : NULL;
 	bool is_union = t->tag == DW_TAG_union_type;
-	struct btf_member *m;
 	uint32_t i;
 	int id, err;
 
 	if (t->flags & CU_TYPE_DECLARATION)
-		return add_named(enc, btf__add_fwd, t->name,
-				 is_union ? BTF_FWD_UNION : BTF_FWD_STRUCT);
-	if (d2b_grow(&enc->member_offs, &enc->cap_member_offs, t->nr, sizeof(*enc->member_offs)))
+		return add_named(enc, btf_raw__add_fwd, t->name, is_union);
+	if (d2b_grow(&enc->fields, &enc->cap_fields, t->nr, sizeof(*enc->fields)))
 		return -ENOMEM;
 	for (i = 0; i < t->nr; i++)
 		enc_str_prefetch(enc, members[i].name);
-	id = add_composite_named(enc, is_union, t->name, t->size);
+	id = add_named(enc, btf_raw__add_composite, t->name, is_union, (uint32_t)t->size);
 	if (id < 0)
 		return id;
 	for (i = 0; i < t->nr; i++) {
 		err = enc_str(enc, members[i].name);
 		if (err < 0)
 			return err;
-		enc->member_offs[i] = (uint32_t)err;
+		enc->fields[i] =
+			(struct btf_raw_field){ (uint32_t)err, enc->ids[members[i].type],
+						members[i].bit_offset, members[i].bitfield_size };
 	}
-	for (i = 0; i < t->nr; i++) {
-		err = btf__add_field(enc->btf, NULL, enc->ids[members[i].type],
-				     members[i].bit_offset, members[i].bitfield_size);
-		if (err)
-			return err;
-	}
-	m = btf_members(btf_type_mut(enc->btf, id));
-	for (i = 0; i < t->nr; i++)
-		m[i].name_off = enc->member_offs[i];
-	return id;
+	err = btf_raw__add_fields(enc->raw, enc->fields, t->nr);
+	return err ? err : id;
 }
 
 static int encode_func_proto(struct btf_encoder *enc, const struct cu *cu, const struct cu_type *t)
@@ -735,7 +694,7 @@ static int encode_func_proto(struct btf_encoder *enc, const struct cu *cu, const
 	uint32_t i;
 	int id, err;
 
-	id = btf__add_func_proto(enc->btf, enc->ids[t->type]);
+	id = btf_raw__add_func_proto(enc->raw, enc->ids[t->type]);
 	if (id < 0)
 		return id;
 	for (i = 0; i < t->nr; i++) {
@@ -744,7 +703,8 @@ static int encode_func_proto(struct btf_encoder *enc, const struct cu *cu, const
 		err = p->vararg ? 0 : enc_str(enc, p->name);
 		if (err < 0)
 			return err;
-		err = add_func_param_off(enc, id, (uint32_t)err, p->vararg ? 0 : enc->ids[p->type]);
+		err = btf_raw__add_func_param(enc->raw, (uint32_t)err,
+					      p->vararg ? 0 : enc->ids[p->type]);
 		if (err)
 			return err;
 	}
@@ -759,19 +719,19 @@ static int encode_type(struct btf_encoder *enc, const struct cu *cu, const struc
 	case DW_TAG_base_type:
 		return encode_base_type(enc, t);
 	case DW_TAG_pointer_type:
-		return btf__add_ptr(enc->btf, ref);
+		return btf_raw__add_ref(enc->raw, 0, BTF_KIND_PTR, ref);
 	case DW_TAG_const_type:
-		return btf__add_const(enc->btf, ref);
+		return btf_raw__add_ref(enc->raw, 0, BTF_KIND_CONST, ref);
 	case DW_TAG_volatile_type:
-		return btf__add_volatile(enc->btf, ref);
+		return btf_raw__add_ref(enc->raw, 0, BTF_KIND_VOLATILE, ref);
 	case DW_TAG_restrict_type:
-		return btf__add_restrict(enc->btf, ref);
+		return btf_raw__add_ref(enc->raw, 0, BTF_KIND_RESTRICT, ref);
 	case DW_TAG_typedef:
-		return add_named(enc, btf__add_typedef, t->name, ref);
+		return add_named(enc, btf_raw__add_ref, t->name, BTF_KIND_TYPEDEF, ref);
 	case D2B_TAG_TYPE_TAG:
-		return add_named(enc, btf__add_type_tag, t->name, ref);
+		return add_named(enc, btf_raw__add_ref, t->name, BTF_KIND_TYPE_TAG, ref);
 	case DW_TAG_array_type:
-		return btf__add_array(enc->btf, enc->array_index_id, ref, (uint32_t)t->size);
+		return btf_raw__add_array(enc->raw, enc->array_index_id, ref, (uint32_t)t->size);
 	case DW_TAG_subroutine_type:
 		return encode_func_proto(enc, cu, t);
 	case DW_TAG_enumeration_type:
@@ -836,7 +796,7 @@ static int encode_type_decl_tags(struct btf_encoder *enc, const struct cu *cu)
 		for (a = 0; a < t->nr_annots; a++) {
 			const struct cu_annot *an = &cu->annots[t->annot_first + a];
 
-			err = add_named(enc, btf__add_decl_tag, an->value, enc->ids[i],
+			err = add_named(enc, btf_raw__add_decl_tag, an->value, enc->ids[i],
 					an->component_idx);
 			if (err < 0)
 				return err;
@@ -931,7 +891,7 @@ static int encode_var(struct btf_encoder *enc, const struct cu *cu, const struct
 	err = var_encodable(enc, cu, v, true, &shndx, &offset);
 	if (err <= 0)
 		return err;
-	id = add_named(enc, btf__add_var, v->name,
+	id = add_named(enc, btf_raw__add_var, v->name,
 		       v->external ? BTF_VAR_GLOBAL_ALLOCATED : BTF_VAR_STATIC, enc->ids[v->type]);
 	if (id < 0)
 		return id;
@@ -939,7 +899,7 @@ static int encode_var(struct btf_encoder *enc, const struct cu *cu, const struct
 	for (a = 0; a < v->nr_annots; a++) {
 		const struct cu_annot *an = &cu->annots[v->annot_first + a];
 
-		err = add_named(enc, btf__add_decl_tag, an->value, id, -1);
+		err = add_named(enc, btf_raw__add_decl_tag, an->value, (uint32_t)id, -1);
 		if (err < 0)
 			return err;
 	}
@@ -1182,7 +1142,7 @@ static int write_cu(struct btf_encoder *enc, const struct cu_plan *p)
 		if (err)
 			goto out_err;
 	}
-	if (btf__type_cnt(enc->btf) != p->first_new)
+	if (btf_raw__type_cnt(enc->raw) != p->first_new)
 		goto out_drift;
 	enc->ids = p->ids;
 	enc->array_index_id = p->array_index_id;
@@ -1190,7 +1150,7 @@ static int write_cu(struct btf_encoder *enc, const struct cu_plan *p)
 	if (err)
 		return err;
 	if (p->add_index_int) {
-		err = btf__add_int(enc->btf, "int", 4, BTF_INT_SIGNED);
+		err = add_named(enc, btf_raw__add_int, "int", 4, BTF_INT_SIGNED);
 		if (err < 0)
 			return err;
 	}
@@ -1214,7 +1174,7 @@ static int write_cu(struct btf_encoder *enc, const struct cu_plan *p)
 		if (err)
 			goto out_err;
 	}
-	if (p->stop || btf__type_cnt(enc->btf) != p->end)
+	if (p->stop || btf_raw__type_cnt(enc->raw) != p->end)
 		goto out_drift;
 	if (p->close_batch) {
 		err = batch_close(enc);
@@ -1226,7 +1186,7 @@ static int write_cu(struct btf_encoder *enc, const struct cu_plan *p)
 out_drift:
 	/* the plan and the BTF disagree: a bug */
 	pr_warn("%s: CU %#" PRIx64 ": %u BTF types, %u planned\n", enc->path, cu->off,
-		btf__type_cnt(enc->btf), p->stop ? 0 : p->end);
+		btf_raw__type_cnt(enc->raw), p->stop ? 0 : p->end);
 	return -EINVAL;
 out_err:
 	pr_warn("%s: CU %#" PRIx64 ": cannot encode: %s\n", enc->path, cu->off, strerror(-err));

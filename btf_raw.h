@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * btf_raw - BTF types and strings appended to plain arrays, then handed to
+ * libbpf in one piece.
+ *
+ * The encoder's writer adds about 1.4 M types and 3.4 M members to the
+ * batches of vmlinux; through libbpf's btf__add_* each call costs 100-170
+ * instructions and each new string 850 (its hash map allocates an entry),
+ * two thirds of the writer's time. Here a type is a few stores and a string
+ * an open-addressing look-up, and btf_raw__to_btf() builds the libbpf BTF
+ * later, on a batch's own thread.
+ *
+ * Same bytes: every btf_raw__add_* writes the record libbpf's btf__add_*
+ * writes and returns what it returns, for the arguments the encoder passes
+ * (names as string offsets, 0 for none; a required name missing is -EINVAL
+ * as there). Strings get the offsets libbpf's btf__add_str would give:
+ * appended in order of first insertion, equal strings once, and for split
+ * BTF a string the base holds at the base's offset. btf_raw__to_btf()
+ * re-adds the strings in that order to a from-scratch libbpf BTF, so it is
+ * the BTF the same btf__add_* calls would have built, string section
+ * included (which btf__dedup keeps as built: see btf_batches.c).
+ *
+ * One thread at a time: a btf_raw is its writer's; for split BTF the base's
+ * string index is built by libbpf on the first look-up, as btf__add_str did.
+ */
+#ifndef BTF_RAW_H
+#define BTF_RAW_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct btf;
+struct btf_raw;
+
+/* an empty BTF, or split BTF on @base (which must outlive it); NULL: no memory */
+struct btf_raw *btf_raw__new(struct btf *base);
+void btf_raw__free(struct btf_raw *r);
+
+/* the id the next type gets, as btf__type_cnt() */
+uint32_t btf_raw__type_cnt(const struct btf_raw *r);
+
+/* the string offset of @s, added if new (0 for ""); or -errno */
+int btf_raw__add_str(struct btf_raw *r, const char *s);
+/* the string at offset @off, or NULL */
+const char *btf_raw__str(const struct btf_raw *r, uint32_t off);
+
+/* each: the new type's id (or 0 for a member, value or parameter), or -errno */
+int btf_raw__add_int(struct btf_raw *r, uint32_t name, uint32_t byte_sz, int encoding);
+int btf_raw__add_float(struct btf_raw *r, uint32_t name, uint32_t byte_sz);
+/* PTR, CONST, VOLATILE, RESTRICT (no name), TYPEDEF, TYPE_TAG (named) */
+int btf_raw__add_ref(struct btf_raw *r, uint32_t name, int kind, uint32_t ref);
+int btf_raw__add_array(struct btf_raw *r, uint32_t index_type, uint32_t elem_type,
+		       uint32_t nr_elems);
+int btf_raw__add_composite(struct btf_raw *r, uint32_t name, bool is_union, uint32_t byte_sz);
+/* the members of the struct or union just added, as libbpf's btf__add_field for each */
+struct btf_raw_field {
+	uint32_t name, type, bit_offset, bit_size;
+};
+int btf_raw__add_fields(struct btf_raw *r, const struct btf_raw_field *f, uint32_t n);
+/* ENUM (@is_signed false) or ENUM64 */
+int btf_raw__add_enum(struct btf_raw *r, uint32_t name, bool is64, uint32_t byte_sz,
+		      bool is_signed);
+int btf_raw__add_enum_value(struct btf_raw *r, uint32_t name, int64_t value);
+int btf_raw__add_enum64_value(struct btf_raw *r, uint32_t name, uint64_t value);
+int btf_raw__add_fwd(struct btf_raw *r, uint32_t name, bool is_union);
+int btf_raw__add_func_proto(struct btf_raw *r, uint32_t ret_type);
+int btf_raw__add_func_param(struct btf_raw *r, uint32_t name, uint32_t type);
+int btf_raw__add_var(struct btf_raw *r, uint32_t name, int linkage, uint32_t type);
+int btf_raw__add_decl_tag(struct btf_raw *r, uint32_t value, uint32_t ref, int component_idx);
+
+/* a copy of INT type @id of @src, with its name, appended to @r; its id or -errno */
+int btf_raw__add_int_copy(struct btf_raw *r, const struct btf_raw *src, uint32_t id);
+
+/*
+ * The libbpf BTF (split on the base given to btf_raw__new) that the same
+ * btf__add_* and btf__add_str calls would have built; NULL with *@err.
+ * Frees @r, its arrays as soon as they are copied.
+ */
+struct btf *btf_raw__to_btf(struct btf_raw *r, int *err);
+
+#endif /* BTF_RAW_H */
