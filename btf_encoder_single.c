@@ -280,7 +280,6 @@ void btf_encoder__set_str_section(struct btf_encoder *enc, const char *data, siz
 {
 	enc->str_lo = data;
 	enc->str_hi = data ? data + size : NULL;
-	type_dups__set_str_section(enc->dups, enc->str_lo, enc->str_hi);
 }
 
 static bool in_str_section(const struct btf_encoder *enc, const char *s)
@@ -934,7 +933,7 @@ static bool func_savable(const struct cu *cu, const struct cu_func *fn)
  * tenth of the collector's time; only what must be in CU order, a prefix
  * match's alias, is left to the collector (save_funcs).
  */
-void btf_encoder__match_funcs(const struct btf_encoder *enc, struct cu *cu)
+static void match_funcs(const struct btf_encoder *enc, struct cu *cu)
 {
 	bool suffixes = enc->conf->gen_optimized && elf_symtab__has_suffixes(enc->es);
 	uint32_t i;
@@ -952,6 +951,12 @@ void btf_encoder__match_funcs(const struct btf_encoder *enc, struct cu *cu)
 			fn->by_prefix = fn->elf != NULL;
 		}
 	}
+}
+
+int btf_encoder__prepare_cu(const struct btf_encoder *enc, struct cu *cu)
+{
+	match_funcs(enc, cu);
+	return type_dups__describe_cu(cu, enc->str_lo, enc->str_hi);
 }
 
 static int func_save(struct btf_encoder *enc, const struct cu *cu, const struct cu_func *fn,

@@ -9,7 +9,7 @@
  * encode_cu plans each unit (its repeats and type ids) and hands it to the
  * encoder's own writer thread, which adds its BTF, in the same order, while
  * the collector plans the next. No function here is thread-safe but
- * btf_encoder__match_funcs(), which the loader workers call on the units
+ * btf_encoder__prepare_cu(), which the loader workers call on the units
  * they load. (The encoder hands finished batches to btf_batches, whose
  * threads touch nothing of the encoder's.)
  */
@@ -52,14 +52,17 @@ void btf_encoder__free(struct btf_encoder *enc);
 void btf_encoder__set_str_section(struct btf_encoder *enc, const char *data, size_t size);
 
 /*
- * Look up the ELF function of each of @cu's functions that could be saved
- * (struct cu_func's elf and by_prefix). Reads only what btf_encoder__new()
- * set up: thread-safe, for any number of units at once.
+ * On the worker that loaded @cu, what needs no order: look up the ELF
+ * function of each of its functions that could be saved (struct cu_func's
+ * elf and by_prefix), and describe its types for the repeats
+ * (type_dups__describe_cu). Reads only what btf_encoder__new() and
+ * btf_encoder__set_str_section() set up: thread-safe, for any number of
+ * units at once. 0 or -ENOMEM.
  */
-void btf_encoder__match_funcs(const struct btf_encoder *enc, struct cu *cu);
+int btf_encoder__prepare_cu(const struct btf_encoder *enc, struct cu *cu);
 /*
  * Append @cu's types, decl tags and VARs; save its functions (those
- * btf_encoder__match_funcs() matched). 0 or -errno.
+ * btf_encoder__prepare_cu() matched). 0 or -errno.
  */
 /*
  * The writer thread; @done(@ctx, cu) gives back each unit it is done with,

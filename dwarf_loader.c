@@ -2628,5 +2628,6 @@ void cu__free(struct cu *cu)
 		return;
 	if (cu->own_arrays)
 		cu_arrays_free(cu);
+	free(cu->scc_descs);
 	free(cu);
 }

@@ -109,7 +109,7 @@ struct cu_func {
 	uint32_t annot_first, nr_annots;
 	bool declaration;
 	bool unexpected_reg;
-	/* its ELF function, matched on the worker (btf_encoder__match_funcs): by
+	/* its ELF function, matched on the worker (btf_encoder__prepare_cu): by
 	 * the name up to a '.' suffix if by_prefix; NULL if none or not tried */
 	bool by_prefix;
 	struct elf_function *elf;
@@ -159,6 +159,9 @@ struct cu {
 	 */
 	uint32_t *sccs;
 	uint32_t nr_scc_words;
+	/* their descriptions, made on the worker (type_dups__describe_cu) */
+	uint32_t *scc_descs;
+	uint32_t nr_scc_desc_words;
 	/* how far the unit read .debug_loc [0] and .debug_loclists [1] */
 	uint64_t loc_end[2];
 	/* the arrays are allocated apart, not in the struct's own block */

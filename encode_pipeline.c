@@ -16,6 +16,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <libelf.h>
 #include <malloc.h>
 #include <pthread.h>
@@ -175,6 +176,7 @@ static struct btf *base_open(const char *path, int *err)
 }
 
 struct run {
+	const char *path;
 	const struct d2b_conf *conf;
 	struct dwarf_loader *dl;
 	struct btf_encoder *enc;
@@ -183,13 +185,20 @@ struct run {
 static int run_load(void *ctx, unsigned int id, void **unit)
 {
 	struct run *r = ctx;
+	struct cu *cu;
 	int err;
 
 	if (r->conf->test_before_load)
 		r->conf->test_before_load(r->conf->test_ctx, id);
 	err = dwarf_loader__load_cu(r->dl, id, (struct cu **)unit);
-	if (!err)
-		btf_encoder__match_funcs(r->enc, *unit);
+	if (err)
+		return err;
+	cu = *unit;
+	err = btf_encoder__prepare_cu(r->enc, cu);
+	if (err) {
+		pr_warn("%s: CU %#" PRIx64 ": cannot encode: %s\n", r->path, cu->off, strerror(-err));
+		cu__free(cu);
+	}
 	return err;
 }
 
@@ -240,7 +249,7 @@ int encode_pipeline__run(const char *path, const struct d2b_conf *conf)
 	struct elf_symtab *es = NULL;
 	struct btf *base = NULL;
 	struct phase_clock pc;
-	struct run r = { .conf = conf };
+	struct run r = { .path = path, .conf = conf };
 	const char *strs;
 	size_t strs_size;
 	unsigned int failed_id;

@@ -49,18 +49,26 @@
  * (kernel and module tests) check this on real kernels, as for the batches
  * (btf_batches.c), and the fixture test checks that repeats were found.
  *
- * How. type_dups__find() goes down cu->sccs: a component whose outside
- * references were all found is described (a row of 32-bit words) and
- * looked up; if it is there, its types get the known types' ids, and if not
- * it is entered at once, the ids filled in by type_dups__add() once the
- * encoder has given them. type_dups__add() then describes and enters the
- * CU's new components that reference its other new types. The table is
- * open addressing on a 64-bit hash of the description (its high half
- * places an entry, its low half is kept as a check, 8 bytes a slot); the
- * descriptions and ids are kept in one array; both are emptied, not freed,
- * for the next batch.
+ * How. A description is a row of 32-bit words. All of it but the BTF ids
+ * of the types a component references outside itself (and of the array
+ * index type) is known when the unit is loaded, so the loader's worker
+ * describes every component (type_dups__describe_cu: the words with those
+ * ids left 0, where they go and which type each is, and a hash of the
+ * rest), in parallel with the other units, and the collector only fills
+ * the ids in. type_dups__find() goes down cu->sccs: a component whose
+ * outside references were all found gets its ids filled in and is looked
+ * up; if it is there, its types get the known types' ids, and if not it is
+ * entered at once, the ids filled in by type_dups__add() once the encoder
+ * has given them. type_dups__add() then enters the CU's new components
+ * that reference its other new types. The table is open addressing on a
+ * 64-bit hash of the description (the worker's hash of the words, then
+ * the ids; its high half places an entry, its low half is kept as a check,
+ * 8 bytes a slot); the descriptions and ids are kept in one array; both are
+ * emptied, not freed, for the next batch.
  *
  * One thread (the collector) uses a struct type_dups; no locking.
+ * type_dups__describe_cu() reads only its unit and writes only its
+ * scc_descs, on the worker that loaded it, before the unit is handed over.
  */
 #include <dwarf.h>
 #include <stdbool.h>
@@ -77,8 +85,9 @@ struct pending {
 };
 
 /*
- * An entry, in descs[]: the number of words of its description, the words,
- * the number of its types, their ids (in the component's order; 0 while
+ * An entry, in descs[]: the number of words of its description, the high
+ * half of its hash (where it goes when the table grows), the words, the
+ * number of its types, their ids (in the component's order; 0 while
  * pending: the CU being encoded has yet to give them).
  */
 struct slot {
@@ -87,16 +96,12 @@ struct slot {
 };
 
 struct type_dups {
-	const char *str_lo, *str_hi;
-
 	struct slot *slots;
 	uint32_t cap, nr; /* cap: 0 or a power of two */
 	uint32_t *descs;
 	uint32_t nr_descs, cap_descs;
 
 	/* per CU */
-	uint32_t *local; /* [type]: 1 + its place in the component described */
-	uint32_t cap_local;
 	uint32_t *desc; /* the description being built */
 	uint32_t nr_desc, cap_desc;
 	struct pending *pending; /* entered by type_dups__find, ids to come */
@@ -114,16 +119,9 @@ void type_dups__free(struct type_dups *td)
 		return;
 	free(td->slots);
 	free(td->descs);
-	free(td->local);
 	free(td->desc);
 	free(td->pending);
 	free(td);
-}
-
-void type_dups__set_str_section(struct type_dups *td, const char *lo, const char *hi)
-{
-	td->str_lo = lo;
-	td->str_hi = hi;
 }
 
 void type_dups__clear(struct type_dups *td)
@@ -135,16 +133,34 @@ void type_dups__clear(struct type_dups *td)
 }
 
 /* ------------------------------------------------------------------ */
-/* descriptions                                                         */
+/* descriptions, made on the workers                                    */
 
-static void put64(uint32_t **w, uint64_t v)
+#define DESC_SKIP 0xffffffffu /* a component with decl tags: not described */
+/* at most, for a type of @nr members, values or parameters: its words, its patches' */
+#define DESC_WORDS(nr) (10 + 7 * (uint64_t)(nr))
+#define PATCH_WORDS(nr) (4 + 2 * (uint64_t)(nr))
+#define PATCH_INDEX 0xffffffffu /* a patch for the array index type */
+
+/* the descriptions of a CU being made (type_dups__describe_cu) */
+struct describer {
+	const char *str_lo, *str_hi;
+	uint32_t *local; /* [type]: 1 + its place in the component described */
+	uint32_t *w; /* what becomes cu->scc_descs */
+	uint32_t nr;
+	uint32_t start; /* where in w the component's description starts */
+	uint32_t *patches; /* the component's: (word, type or PATCH_INDEX) pairs */
+	uint32_t nr_patches;
+};
+
+static inline void put64(uint32_t **w, uint64_t v)
 {
 	*(*w)++ = (uint32_t)v;
 	*(*w)++ = (uint32_t)(v >> 32);
 }
 
 /* a name as 3 words: how it is compared, then its address or its bytes */
-static void put_name(const struct type_dups *td, uint32_t **w, const char *s)
+static inline __attribute__((always_inline)) void put_name(const struct describer *d, uint32_t **w,
+							 const char *s)
 {
 	uint64_t bytes = 0;
 	unsigned int i;
@@ -154,7 +170,7 @@ static void put_name(const struct type_dups *td, uint32_t **w, const char *s)
 		put64(w, 0);
 		return;
 	}
-	if (s >= td->str_lo && s < td->str_hi) {
+	if (s >= d->str_lo && s < d->str_hi) {
 		*(*w)++ = 1;
 		put64(w, (uintptr_t)s);
 		return;
@@ -170,69 +186,66 @@ static void put_name(const struct type_dups *td, uint32_t **w, const char *s)
 	put64(w, (uintptr_t)s);
 }
 
-/* a reference: inside the component by its place (high bit set), else by id */
-static uint32_t ref_word(const struct type_dups *td, const uint32_t *ids, uint32_t ref)
+/*
+ * A reference at word *@w: inside the component by its place (high bit
+ * set), void as 0, any other by the BTF id it will have, which only the
+ * collector knows: a patch, the word left 0.
+ */
+static inline __attribute__((always_inline)) void put_ref(struct describer *d, uint32_t **w,
+							uint32_t ref)
 {
-	return td->local[ref] ? 0x80000000u | td->local[ref] : ids[ref];
+	uint32_t pos = (uint32_t)(*w - d->w) - d->start;
+
+	if (ref && !d->local[ref]) {
+		d->patches[d->nr_patches++] = pos;
+		d->patches[d->nr_patches++] = ref;
+	}
+	*(*w)++ = !ref ? 0 : d->local[ref] ? 0x80000000u | d->local[ref] : 0;
 }
 
-/* append type @i of @cu to td->desc; 0 or -ENOMEM */
-static int describe(struct type_dups *td, const struct cu *cu, uint32_t i, const uint32_t *ids,
-		    uint32_t index_id)
+/*
+ * Append type @i of @cu to the description at d->w + d->nr (room made by
+ * type_dups__describe_cu: at most DESC_WORDS and PATCH_WORDS).
+ */
+static void describe(struct describer *d, const struct cu *cu, uint32_t i)
 {
 	const struct cu_type *t = &cu->types[i];
 	uint32_t k, *w;
 
-	if (d2b_grow(&td->desc, &td->cap_desc, td->nr_desc + 10 + (uint64_t)t->nr * 7,
-		     sizeof(*td->desc)))
-		return -ENOMEM;
-	w = td->desc + td->nr_desc;
+	w = d->w + d->nr;
 	*w++ = t->tag | (uint32_t)t->flags << 16 | (uint32_t)t->encoding << 24;
-	put_name(td, &w, t->name);
+	put_name(d, &w, t->name);
 	put64(&w, t->size);
-	*w++ = ref_word(td, ids, t->type);
+	put_ref(d, &w, t->type);
 	*w++ = t->nr;
-	if (t->tag == DW_TAG_array_type)
-		*w++ = index_id;
+	if (t->tag == DW_TAG_array_type) {
+		d->patches[d->nr_patches++] = (uint32_t)(w - d->w) - d->start;
+		d->patches[d->nr_patches++] = PATCH_INDEX;
+		*w++ = 0;
+	}
 	for (k = 0; k < t->nr; k++) {
 		if (cu_tag_has_members(t->tag)) {
 			const struct cu_member *m = &cu->members[t->first + k];
 
-			put_name(td, &w, m->name);
-			*w++ = ref_word(td, ids, m->type);
+			put_name(d, &w, m->name);
+			put_ref(d, &w, m->type);
 			*w++ = m->bit_offset;
 			*w++ = m->dw4_bit_offset;
 			*w++ = m->bitfield_size | (uint32_t)m->has_dw4_bit_offset << 16;
 		} else if (t->tag == DW_TAG_enumeration_type) {
 			const struct cu_enumerator *e = &cu->enumerators[t->first + k];
 
-			put_name(td, &w, e->name);
+			put_name(d, &w, e->name);
 			put64(&w, e->value);
 		} else if (t->tag == DW_TAG_subroutine_type) {
 			const struct cu_param *p = &cu->params[t->first + k];
 
-			put_name(td, &w, p->name);
-			*w++ = p->vararg ? 0 : ref_word(td, ids, p->type);
+			put_name(d, &w, p->name);
+			put_ref(d, &w, p->vararg ? 0 : p->type);
 			*w++ = p->vararg;
 		}
 	}
-	td->nr_desc = (uint32_t)(w - td->desc);
-	return 0;
-}
-
-/*
- * Every reference of type @t leaves its component (td->local) for a type
- * that has an id below @limit, or void.
- */
-static bool refs_below(const struct type_dups *td, const struct cu *cu, const struct cu_type *t,
-		       const uint32_t *ids, uint32_t limit)
-{
-	uint32_t k, ref;
-
-	for (k = 0; cu_type_ref(cu, t, k, &ref); k++)
-		if (ref && !td->local[ref] && (!ids[ref] || ids[ref] >= limit))
-			return false;
-	return true;
+	d->nr = (uint32_t)(w - d->w);
 }
 
 /* a type of the component @m[0..@nr) has decl tags (they refer to their own copy) */
@@ -244,44 +257,6 @@ static bool scc_tagged(const struct cu *cu, const uint32_t *m, uint32_t nr)
 		if (cu->types[m[k]].nr_annots)
 			return true;
 	return false;
-}
-
-/*
- * Mark the component @m[0..@nr) in td->local (scc_unmark clears it), and
- * whether all its types reference outside it has an id below @limit.
- */
-static bool scc_ready(struct type_dups *td, const struct cu *cu, const uint32_t *m, uint32_t nr,
-		      const uint32_t *ids, uint32_t limit)
-{
-	uint32_t k;
-
-	for (k = 0; k < nr; k++)
-		td->local[m[k]] = k + 1;
-	for (k = 0; k < nr; k++)
-		if (!refs_below(td, cu, &cu->types[m[k]], ids, limit))
-			return false;
-	return true;
-}
-
-static void scc_unmark(struct type_dups *td, const uint32_t *m, uint32_t nr)
-{
-	uint32_t k;
-
-	for (k = 0; k < nr; k++)
-		td->local[m[k]] = 0;
-}
-
-/* describe the component @m[0..@nr), marked, into td->desc; 0 or -ENOMEM */
-static int scc_describe(struct type_dups *td, const struct cu *cu, const uint32_t *m, uint32_t nr,
-			const uint32_t *ids, uint32_t index_id)
-{
-	uint32_t k;
-
-	td->nr_desc = 0;
-	for (k = 0; k < nr; k++)
-		if (describe(td, cu, m[k], ids, index_id))
-			return -ENOMEM;
-	return 0;
 }
 
 /* one step of a lane: @x in, multiplied, the high half folded down */
@@ -324,6 +299,25 @@ static uint64_t desc_hash(const uint32_t *w, uint32_t n)
 	return a | 1;
 }
 
+/*
+ * The hash of a description from its template's hash and the values its
+ * patches got: equal descriptions have equal templates (a word is a
+ * reference outside the component, void, or inside it, whatever the
+ * value) and equal patches, so equal hashes.
+ */
+static uint64_t desc_hash_patched(uint64_t h, const uint32_t *desc, const uint32_t *patches,
+				  uint32_t nr_patches)
+{
+	uint32_t k;
+
+	for (k = 0; k < nr_patches; k++)
+		h = hash_step(h, desc[patches[2 * k]]);
+	h ^= h >> 29;
+	h *= 0xbf58476d1ce4e5b9ull;
+	h ^= h >> 32;
+	return h | 1;
+}
+
 static uint32_t hash_check(uint64_t hash)
 {
 	return (uint32_t)hash | 1;
@@ -341,7 +335,7 @@ static struct slot *desc_slot(const struct type_dups *td, uint64_t hash)
 		if (!s->check)
 			return s;
 		if (s->check == check && td->descs[s->entry] == n &&
-		    !memcmp(&td->descs[s->entry + 1], td->desc, n * sizeof(*td->desc)))
+		    !memcmp(&td->descs[s->entry + 2], td->desc, n * sizeof(*td->desc)))
 			return s;
 	}
 }
@@ -349,7 +343,7 @@ static struct slot *desc_slot(const struct type_dups *td, uint64_t hash)
 /* the ids of the entry at descs[@entry], and their number */
 static uint32_t *entry_ids(const struct type_dups *td, uint32_t entry, uint32_t *nr)
 {
-	uint32_t *e = &td->descs[entry + 1 + td->descs[entry]];
+	uint32_t *e = &td->descs[entry + 2 + td->descs[entry]];
 
 	*nr = e[0];
 	return e + 1;
@@ -366,12 +360,10 @@ static int table_grow(struct type_dups *td)
 	if (!slots)
 		return -ENOMEM;
 	for (i = 0; i < td->cap; i++) {
-		const uint32_t *e = &td->descs[td->slots[i].entry];
-
 		if (!td->slots[i].check)
 			continue;
-		/* the slot keeps half the hash: the other half again */
-		for (h = (uint32_t)(desc_hash(e + 1, e[0]) >> 32) & (cap - 1); slots[h].check;
+		/* the entry keeps the hash's high half, which places it */
+		for (h = td->descs[td->slots[i].entry + 1] & (cap - 1); slots[h].check;
 		     h = (h + 1) & (cap - 1))
 			;
 		slots[h] = td->slots[i];
@@ -388,75 +380,165 @@ static int desc_enter(struct type_dups *td, struct slot *s, uint64_t hash, const
 {
 	uint32_t n = td->nr_desc, *e, k;
 
-	if (d2b_grow(&td->descs, &td->cap_descs, (uint64_t)td->nr_descs + 2 + n + nr,
+	if (d2b_grow(&td->descs, &td->cap_descs, (uint64_t)td->nr_descs + 3 + n + nr,
 		     sizeof(*td->descs)))
 		return -ENOMEM;
 	*s = (struct slot){ hash_check(hash), td->nr_descs };
 	e = &td->descs[td->nr_descs];
 	e[0] = n;
-	memcpy(e + 1, td->desc, n * sizeof(*td->desc));
-	e[1 + n] = nr;
+	e[1] = (uint32_t)(hash >> 32);
+	memcpy(e + 2, td->desc, n * sizeof(*td->desc));
+	e[2 + n] = nr;
 	for (k = 0; k < nr; k++)
-		e[2 + n + k] = ids ? ids[m[k]] : 0;
-	td->nr_descs += 2 + n + nr;
+		e[3 + n + k] = ids ? ids[m[k]] : 0;
+	td->nr_descs += 3 + n + nr;
 	td->nr++;
 	return 0;
 }
 
 /* ------------------------------------------------------------------ */
-/* finding and adding                                                   */
+/* on the worker                                                        */
 
-/*
- * Read the CU's types and members in order first: the look-up visits them
- * in component order, which the hardware cannot predict, and the unit was
- * loaded on another CPU, so every first touch would be a cache miss.
- */
-static void cu_prefetch(const struct cu *cu)
+int type_dups__describe_cu(struct cu *cu, const char *str_lo, const char *str_hi)
 {
-	const struct cu_type *t, *end = cu->types + cu->nr_types;
-	uint32_t sum = 0, nr_members = 0, k;
+	struct describer d = { .str_lo = str_lo, .str_hi = str_hi };
+	uint64_t words = 0, patch_words = 0;
+	uint32_t w, nr, k, head, n;
+	const uint32_t *m;
+	int err = -ENOMEM;
 
-	for (t = cu->types; t < end; t++)
-		if (cu_tag_has_members(t->tag) && t->first + t->nr > nr_members)
-			nr_members = t->first + t->nr;
-	for (k = 0; k < nr_members; k++)
-		sum += cu->members[k].type;
-	__asm__ volatile("" : : "r"(sum));
+	if (!cu->nr_scc_words)
+		return 0;
+	/* room for the most it can take, made once (growing it cost a copy a time) */
+	for (k = 1; k < cu->nr_types; k++) {
+		/* a component's 4 words of head, its types' words and patches */
+		words += 4 + DESC_WORDS(cu->types[k].nr) + PATCH_WORDS(cu->types[k].nr);
+		patch_words += PATCH_WORDS(cu->types[k].nr);
+	}
+	if (words > UINT32_MAX)
+		return -ENOMEM;
+	d.local = calloc(cu->nr_types, sizeof(*d.local));
+	d.w = malloc(words * sizeof(*d.w));
+	d.patches = malloc(patch_words * sizeof(*d.patches));
+	if (!d.local || !d.w || !d.patches)
+		goto out;
+	for (w = 0; w < cu->nr_scc_words; w += 1 + nr) {
+		nr = cu->sccs[w];
+		m = &cu->sccs[w + 1];
+		head = d.nr;
+		d.nr += 4;
+		if (scc_tagged(cu, m, nr)) {
+			memset(d.w + head, 0, 4 * sizeof(*d.w));
+			d.w[head] = DESC_SKIP;
+			continue;
+		}
+		d.start = d.nr;
+		d.nr_patches = 0;
+		for (k = 0; k < nr; k++)
+			d.local[m[k]] = k + 1;
+		for (k = 0; k < nr; k++)
+			describe(&d, cu, m[k]);
+		for (k = 0; k < nr; k++)
+			d.local[m[k]] = 0;
+		n = d.nr - d.start;
+		d.w[head] = n;
+		d.w[head + 1] = d.nr_patches / 2;
+		put64(&(uint32_t *){ d.w + head + 2 }, desc_hash(d.w + d.start, n));
+		memcpy(d.w + d.nr, d.patches, d.nr_patches * sizeof(*d.w));
+		d.nr += d.nr_patches;
+	}
+	/* the unit waits in the window: keep only what it needs */
+	cu->scc_descs = realloc(d.w, (size_t)d.nr * sizeof(*d.w)) ?: d.w;
+	cu->nr_scc_desc_words = d.nr;
+	d.w = NULL;
+	err = 0;
+out:
+	free(d.w);
+	free(d.local);
+	free(d.patches);
+	return err;
+}
+
+/* ------------------------------------------------------------------ */
+/* finding and adding, on the collector                                 */
+
+/* one component's description as the worker left it */
+struct scc_desc {
+	uint32_t nr_words; /* DESC_SKIP: not described */
+	uint32_t nr_patches;
+	uint64_t hash; /* of the template */
+	const uint32_t *words;
+	const uint32_t *patches; /* (word, type or PATCH_INDEX) pairs */
+};
+
+/* the description at cu->scc_descs[*@pos]; *@pos moves past it */
+static void scc_desc_next(const struct cu *cu, uint32_t *pos, struct scc_desc *sd)
+{
+	const uint32_t *h = cu->scc_descs + *pos;
+
+	sd->nr_words = h[0];
+	sd->nr_patches = h[1];
+	sd->hash = h[2] | (uint64_t)h[3] << 32;
+	sd->words = h + 4;
+	sd->patches = sd->words + (sd->nr_words == DESC_SKIP ? 0 : sd->nr_words);
+	*pos += 4 + (sd->nr_words == DESC_SKIP ? 0 : sd->nr_words + 2 * sd->nr_patches);
+}
+
+/* every type @sd references outside its component has an id below @limit */
+static bool scc_ready(const struct scc_desc *sd, const uint32_t *ids, uint32_t limit)
+{
+	uint32_t k, ref;
+
+	for (k = 0; k < sd->nr_patches; k++) {
+		ref = sd->patches[2 * k + 1];
+		if (ref != PATCH_INDEX && (!ids[ref] || ids[ref] >= limit))
+			return false;
+	}
+	return true;
+}
+
+/* @sd's description into td->desc, with the ids; its hash */
+static int scc_describe(struct type_dups *td, const struct scc_desc *sd, const uint32_t *ids,
+			uint32_t index_id, uint64_t *hash)
+{
+	uint32_t k, ref;
+
+	if (d2b_grow(&td->desc, &td->cap_desc, sd->nr_words, sizeof(*td->desc)))
+		return -ENOMEM;
+	memcpy(td->desc, sd->words, sd->nr_words * sizeof(*td->desc));
+	for (k = 0; k < sd->nr_patches; k++) {
+		ref = sd->patches[2 * k + 1];
+		td->desc[sd->patches[2 * k]] = ref == PATCH_INDEX ? index_id : ids[ref];
+	}
+	td->nr_desc = sd->nr_words;
+	*hash = desc_hash_patched(sd->hash, td->desc, sd->patches, sd->nr_patches);
+	return 0;
 }
 
 int type_dups__find(struct type_dups *td, const struct cu *cu, uint32_t index_id, uint32_t *ids)
 {
-	uint32_t w, nr, k, *known, nr_known;
+	uint32_t w, nr, k, pos = 0, *known, nr_known;
+	struct scc_desc sd;
 	const uint32_t *m;
 	struct slot *s;
 	uint64_t hash;
-	bool ready;
-	int ret;
 
 	memset(ids, 0, cu->nr_types * sizeof(*ids));
 	td->nr_pending = 0;
 	if (!index_id)
 		return 0;
-	if (d2b_grow(&td->pending, &td->cap_pending, cu->nr_scc_words, sizeof(*td->pending)) ||
-	    d2b_grow(&td->local, &td->cap_local, cu->nr_types, sizeof(*td->local)))
+	if (d2b_grow(&td->pending, &td->cap_pending, cu->nr_scc_words, sizeof(*td->pending)))
 		return -ENOMEM;
-	memset(td->local, 0, cu->nr_types * sizeof(*td->local));
-	cu_prefetch(cu);
 	for (w = 0; w < cu->nr_scc_words; w += 1 + nr) {
 		nr = cu->sccs[w];
 		m = &cu->sccs[w + 1];
-		if (scc_tagged(cu, m, nr))
+		scc_desc_next(cu, &pos, &sd);
+		if (sd.nr_words == DESC_SKIP || !scc_ready(&sd, ids, UINT32_MAX))
 			continue;
-		ready = scc_ready(td, cu, m, nr, ids, UINT32_MAX);
-		ret = ready ? scc_describe(td, cu, m, nr, ids, index_id) : 0;
-		scc_unmark(td, m, nr);
-		if (ret)
-			return ret;
-		if (!ready)
-			continue;
+		if (scc_describe(td, &sd, ids, index_id, &hash))
+			return -ENOMEM;
 		if ((td->nr + 1) * 2 > td->cap && table_grow(td))
 			return -ENOMEM;
-		hash = desc_hash(td->desc, td->nr_desc);
 		s = desc_slot(td, hash);
 		if (s->check) {
 			known = entry_ids(td, s->entry, &nr_known);
@@ -475,12 +557,11 @@ int type_dups__find(struct type_dups *td, const struct cu *cu, uint32_t index_id
 int type_dups__add(struct type_dups *td, const struct cu *cu, uint32_t index_id,
 		   const uint32_t *ids, uint32_t first_new)
 {
-	uint32_t w, nr, k, *known, nr_known;
+	uint32_t w, nr, k, pos = 0, *known, nr_known;
+	struct scc_desc sd;
 	const uint32_t *m;
 	struct slot *s;
 	uint64_t hash;
-	bool ready;
-	int ret;
 
 	if (!index_id)
 		return 0;
@@ -494,19 +575,15 @@ int type_dups__add(struct type_dups *td, const struct cu *cu, uint32_t index_id,
 	for (w = 0; w < cu->nr_scc_words; w += 1 + nr) {
 		nr = cu->sccs[w];
 		m = &cu->sccs[w + 1];
-		if (ids[m[0]] < first_new || scc_tagged(cu, m, nr))
-			continue;
+		scc_desc_next(cu, &pos, &sd);
 		/* entered by type_dups__find if all it references was known then */
-		ready = scc_ready(td, cu, m, nr, ids, first_new);
-		ret = ready ? 0 : scc_describe(td, cu, m, nr, ids, index_id);
-		scc_unmark(td, m, nr);
-		if (ret)
-			return ret;
-		if (ready)
+		if (ids[m[0]] < first_new || sd.nr_words == DESC_SKIP ||
+		    scc_ready(&sd, ids, first_new))
 			continue;
+		if (scc_describe(td, &sd, ids, index_id, &hash))
+			return -ENOMEM;
 		if ((td->nr + 1) * 2 > td->cap && table_grow(td))
 			return -ENOMEM;
-		hash = desc_hash(td->desc, td->nr_desc);
 		s = desc_slot(td, hash);
 		if (!s->check && desc_enter(td, s, hash, m, nr, ids))
 			return -ENOMEM;

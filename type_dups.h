@@ -5,7 +5,8 @@
  * a copy for btf__dedup to remove. Design and the argument that the output
  * stays the same: type_dups.c.
  *
- * Per CU, on the collector: type_dups__find() before its types are encoded,
+ * Per CU, on its loader's worker: type_dups__describe_cu(). Then, on the
+ * collector: type_dups__find() before its types are encoded,
  * type_dups__add() after; type_dups__clear() when a new BTF (batch) starts.
  */
 #ifndef TYPE_DUPS_H
@@ -19,8 +20,12 @@ struct type_dups;
 struct type_dups *type_dups__new(void);
 void type_dups__free(struct type_dups *td);
 
-/* names inside [@lo, @hi) (.debug_str) are the same string if the same address */
-void type_dups__set_str_section(struct type_dups *td, const char *lo, const char *hi);
+/*
+ * On the worker that loaded @cu: describe its components into
+ * cu->scc_descs (freed with the unit). Names inside [@str_lo, @str_hi)
+ * (.debug_str) are the same string if the same address. 0 or -ENOMEM.
+ */
+int type_dups__describe_cu(struct cu *cu, const char *str_lo, const char *str_hi);
 
 /* a new BTF: no type is known */
 void type_dups__clear(struct type_dups *td);
