@@ -160,7 +160,7 @@ static inline void put64(uint32_t **w, uint64_t v)
 
 /* a name as 3 words: how it is compared, then its address or its bytes */
 static inline __attribute__((always_inline)) void put_name(const struct describer *d, uint32_t **w,
-							 const char *s)
+							   const char *s)
 {
 	uint64_t bytes = 0;
 	unsigned int i;
@@ -192,7 +192,7 @@ static inline __attribute__((always_inline)) void put_name(const struct describe
  * collector knows: a patch, the word left 0.
  */
 static inline __attribute__((always_inline)) void put_ref(struct describer *d, uint32_t **w,
-							uint32_t ref)
+							  uint32_t ref)
 {
 	uint32_t pos = (uint32_t)(*w - d->w) - d->start;
 
