@@ -54,12 +54,13 @@ struct btf_raw *btf_raw__new(struct btf *base)
 		const struct btf_header *hdr;
 		uint32_t size;
 
+		/* its string section's size: libbpf gives the raw data in the BTF's byte order */
 		hdr = btf__raw_data(base, &size);
-		if (!hdr) {
+		if (!hdr || size < sizeof(*hdr)) {
 			free(r);
 			return NULL;
 		}
-		r->str_start = hdr->str_len;
+		r->str_start = hdr->magic == BTF_MAGIC ? hdr->str_len : __builtin_bswap32(hdr->str_len);
 		return r;
 	}
 	/* "" at offset 0, as in every BTF that is not split */
@@ -169,7 +170,8 @@ int btf_raw__add_str(struct btf_raw *r, const char *s)
 	return (int)(r->str_start + slot->off1 - 1);
 }
 
-const char *btf_raw__str(const struct btf_raw *r, uint32_t off)
+/* the string at offset @off, or NULL */
+static const char *str_at(const struct btf_raw *r, uint32_t off)
 {
 	if (off < r->str_start)
 		return r->base ? btf__str_by_offset(r->base, off) : NULL;
@@ -466,7 +468,7 @@ int btf_raw__add_int_copy(struct btf_raw *r, const struct btf_raw *src, uint32_t
 	if (id < src->start_id || id >= btf_raw__type_cnt(src))
 		return -EINVAL;
 	t = (const struct btf_type *)(src->types + src->offs[id - src->start_id]);
-	name = btf_raw__str(src, t->name_off);
+	name = str_at(src, t->name_off);
 	if (!btf_is_int(t) || !name)
 		return -EINVAL;
 	data = *(const uint32_t *)(t + 1);

@@ -41,8 +41,6 @@ uint32_t btf_raw__type_cnt(const struct btf_raw *r);
 
 /* the string offset of @s, added if new (0 for ""); or -errno */
 int btf_raw__add_str(struct btf_raw *r, const char *s);
-/* the string at offset @off, or NULL */
-const char *btf_raw__str(const struct btf_raw *r, uint32_t off);
 
 /* each: the new type's id (or 0 for a member, value or parameter), or -errno */
 int btf_raw__add_int(struct btf_raw *r, uint32_t name, uint32_t byte_sz, int encoding);

@@ -11,9 +11,9 @@
  * enum values past 32 bits, missing names, linkages, component indexes),
  * and the two BTFs must have the same raw bytes, before and after
  * btf__dedup (which keeps a from-scratch BTF's strings as they were added).
- * The script runs once as BTF of its own and once as split BTF on a base
- * that already holds some of its strings, with enough types to make the
- * writer's arrays and string set grow several times.
+ * The script runs as BTF of its own and as split BTF on a base that
+ * already holds some of its strings (in either byte order), with enough
+ * types to make the writer's arrays and string set grow several times.
  */
 #include <bpf/btf.h>
 #include <errno.h>
@@ -283,6 +283,14 @@ int main(void)
 		return 1;
 	}
 	run("split BTF", base, 300);
+	/* a base in the other byte order (a big-endian kernel's, encoded here) */
+	if (btf__set_endianness(base, btf__endianness(base) == BTF_LITTLE_ENDIAN
+					      ? BTF_BIG_ENDIAN
+					      : BTF_LITTLE_ENDIAN)) {
+		fprintf(stderr, "test_btf_raw: cannot swap the base's byte order\n");
+		return 1;
+	}
+	run("split BTF, base swapped", base, 30);
 	btf__free(base);
 	if (failures) {
 		fprintf(stderr, "test_btf_raw: %d failures\n", failures);
