@@ -17,6 +17,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "btf_raw.h"
 #include "d2b_util.h"
@@ -510,6 +512,26 @@ static void names_zero(struct btf_type *t)
 		*(uint32_t *)(e + (size_t)i * stride) = 0;
 }
 
+#define RELEASE_STEP (1u << 20) /* bytes of records released at a time */
+
+/*
+ * The pages of records [*@done, @upto) of @r, copied to libbpf, leave the
+ * resident set (their contents are not read again; free() returns the
+ * block later), 1 MiB or more at a time: a batch and its copy are not held
+ * whole at once. *@done moves to where the release ended.
+ */
+static void types_release(struct btf_raw *r, uint32_t *done, uint32_t upto)
+{
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t start = ((uintptr_t)r->types + *done + page - 1) & ~(page - 1);
+	uintptr_t end = ((uintptr_t)r->types + upto) & ~(page - 1);
+
+	if (upto - *done < RELEASE_STEP || end <= start)
+		return;
+	madvise((void *)start, end - start, MADV_DONTNEED);
+	*done = (uint32_t)(end - (uintptr_t)r->types);
+}
+
 /*
  * libbpf 1.1 appends a type record only through btf__add_type or
  * btf__add_btf, which look up every string the record names: in the BTF
@@ -523,7 +545,7 @@ static void names_zero(struct btf_type *t)
 struct btf *btf_raw__to_btf(struct btf_raw *r, int *err)
 {
 	struct btf_type *scratch = NULL;
-	uint32_t off, i, cap = 0;
+	uint32_t off, i, cap = 0, released = 0;
 	struct btf *btf;
 	int got = -ENOMEM;
 
@@ -551,6 +573,7 @@ struct btf *btf_raw__to_btf(struct btf_raw *r, int *err)
 		if (got != (int)(r->start_id + i))
 			goto fail;
 		memcpy((void *)btf__type_by_id(btf, (uint32_t)got), t, sz);
+		types_release(r, &released, r->offs[i] + sz);
 	}
 	free(scratch);
 	btf_raw__free(r);
