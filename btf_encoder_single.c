@@ -184,7 +184,6 @@ struct btf_encoder {
 	const struct d2b_conf *conf;
 	struct elf_symtab *es;
 	const char *path;
-	struct btf *base; /* split BTF's base, or NULL */
 	struct btf *btf; /* the merged BTF (or the one BTF), once the writer is done */
 	struct btf_batches *batches; /* NULL: one BTF (split BTF) */
 	uint32_t nr_batches; /* handed over */
@@ -229,7 +228,6 @@ struct btf_encoder *btf_encoder__new(const struct d2b_conf *conf, struct elf_sym
 	enc->conf = conf;
 	enc->es = es;
 	enc->path = path;
-	enc->base = base;
 	if (base || !conf->batch_types)
 		enc->raw = btf_raw__new(base);
 	else

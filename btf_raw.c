@@ -522,11 +522,14 @@ static void names_zero(struct btf_type *t)
  */
 static void types_release(struct btf_raw *r, uint32_t *done, uint32_t upto)
 {
-	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
-	uintptr_t start = ((uintptr_t)r->types + *done + page - 1) & ~(page - 1);
-	uintptr_t end = ((uintptr_t)r->types + upto) & ~(page - 1);
+	uintptr_t page, start, end;
 
-	if (upto - *done < RELEASE_STEP || end <= start)
+	if (upto - *done < RELEASE_STEP) /* (called for every record) */
+		return;
+	page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	start = ((uintptr_t)r->types + *done + page - 1) & ~(page - 1);
+	end = ((uintptr_t)r->types + upto) & ~(page - 1);
+	if (end <= start)
 		return;
 	madvise((void *)start, end - start, MADV_DONTNEED);
 	*done = (uint32_t)(end - (uintptr_t)r->types);
