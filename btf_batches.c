@@ -48,6 +48,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "btf_batches.h"
 #include "btf_raw.h"
@@ -91,6 +92,8 @@ struct btf_batches {
 	unsigned int running; /* under lock */
 	uint32_t nr_merged; /* under lock: batches merged into out, or failed */
 	bool failed; /* under lock: a batch failed, out is not to be touched */
+	double cpu_s; /* under lock: the CPU time of the batches' threads, summed */
+	double wait_s; /* the collector's: its time waiting for a dedup to end */
 };
 
 struct btf_batches *btf_batches__new(unsigned int max_running)
@@ -320,10 +323,20 @@ static void batch_merge(struct batch *b, struct btf *out)
 	b->btf = NULL;
 }
 
+static double clock_s(clockid_t clock)
+{
+	struct timespec ts;
+
+	if (clock_gettime(clock, &ts))
+		return 0;
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
 static void *batch_dedup(void *arg)
 {
 	struct batch *b = arg;
 	struct btf_batches *bb = b->bb;
+	double cpu_s;
 	bool failed;
 
 	d2b_thread_nicer(D2B_HELPER_NICE);
@@ -337,7 +350,9 @@ static void *batch_dedup(void *arg)
 	pthread_mutex_unlock(&bb->lock);
 	if (!failed)
 		batch_merge(b, bb->out);
+	cpu_s = clock_s(CLOCK_THREAD_CPUTIME_ID);
 	pthread_mutex_lock(&bb->lock);
+	bb->cpu_s += cpu_s;
 	bb->failed |= b->err != 0;
 	bb->nr_merged++;
 	bb->running--;
@@ -361,8 +376,13 @@ int btf_batches__add(struct btf_batches *bb, struct btf_raw *raw, uint32_t *ids,
 	}
 	*b = (struct batch){ .bb = bb, .k = bb->nr, .raw = raw, .ids = ids, .nr_ids = nr_ids };
 	pthread_mutex_lock(&bb->lock);
-	while (bb->running >= bb->max_running)
-		pthread_cond_wait(&bb->ended, &bb->lock);
+	if (bb->running >= bb->max_running) {
+		double start = clock_s(CLOCK_MONOTONIC);
+
+		while (bb->running >= bb->max_running)
+			pthread_cond_wait(&bb->ended, &bb->lock);
+		bb->wait_s += clock_s(CLOCK_MONOTONIC) - start;
+	}
 	bb->running++;
 	pthread_mutex_unlock(&bb->lock);
 	err = pthread_create(&b->thread, NULL, batch_dedup, b);
@@ -402,6 +422,14 @@ struct btf *btf_batches__merge(struct btf_batches *bb, const char *path, int *er
 	out = bb->out;
 	bb->out = NULL;
 	return out;
+}
+
+void btf_batches__stats(const struct btf_batches *bb, struct btf_batches_stats *st)
+{
+	st->nr_batches = bb->nr;
+	st->max_running = bb->max_running;
+	st->cpu_s = bb->cpu_s;
+	st->wait_s = bb->wait_s;
 }
 
 /*

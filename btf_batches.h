@@ -29,11 +29,40 @@ struct btf_batches;
 #endif
 
 /*
- * Dedups running at once. One collector fills batches, and a batch's dedup
- * takes about as long as filling it, so two keep up at any -j; each more
- * would hold another undeduplicated batch in memory.
+ * Dedups running at once at -jN: N / BTF_BATCH_JOBS_PER_DEDUP (rounded up),
+ * at least BTF_BATCH_DEDUPS and at most BTF_BATCH_DEDUPS_MAX. A batch's
+ * thread (conversion and dedup) takes about 2.5 times the writer's CPU time
+ * to fill it; with few loaders they, not the writer, set the pace and two
+ * dedups keep up, but from about -j7 the writer runs at full speed and two
+ * would hold it back. Each dedup more can hold another batch in memory
+ * (about 8 MiB), hence the cap. Documentation/performance.md ("Dedups at
+ * once") has the measurements.
  */
+#ifndef BTF_BATCH_DEDUPS /* bench/tune.sh --define builds with others */
 #define BTF_BATCH_DEDUPS 2
+#endif
+#ifndef BTF_BATCH_DEDUPS_MAX
+#define BTF_BATCH_DEDUPS_MAX 4
+#endif
+#ifndef BTF_BATCH_JOBS_PER_DEDUP
+#define BTF_BATCH_JOBS_PER_DEDUP 3
+#endif
+
+static inline unsigned int btf_batches__max_running(unsigned int nr_jobs)
+{
+	unsigned int n = (nr_jobs + BTF_BATCH_JOBS_PER_DEDUP - 1) / BTF_BATCH_JOBS_PER_DEDUP;
+
+	if (n > BTF_BATCH_DEDUPS_MAX)
+		n = BTF_BATCH_DEDUPS_MAX;
+	return n > BTF_BATCH_DEDUPS ? n : BTF_BATCH_DEDUPS;
+}
+
+struct btf_batches_stats {
+	uint32_t nr_batches;
+	unsigned int max_running;
+	double cpu_s; /* the batches' threads' CPU time, summed */
+	double wait_s; /* the collector's time waiting for a dedup to end */
+};
 
 /* at most @max_running dedups at once (see btf_batches.c) */
 struct btf_batches *btf_batches__new(unsigned int max_running);
@@ -56,6 +85,9 @@ int btf_batches__add(struct btf_batches *bb, struct btf_raw *raw, uint32_t *ids,
  * (a batch's dedup or merge failed: its message printed).
  */
 struct btf *btf_batches__merge(struct btf_batches *bb, const char *path, int *err);
+
+/* After the merge (every thread joined) */
+void btf_batches__stats(const struct btf_batches *bb, struct btf_batches_stats *st);
 
 /* After the merge: the merged BTF's id of one of batch @k's @ids (0 stays 0) */
 uint32_t btf_batches__type_id(const struct btf_batches *bb, uint32_t k, uint32_t id);

@@ -231,7 +231,7 @@ struct btf_encoder *btf_encoder__new(const struct d2b_conf *conf, struct elf_sym
 	if (base || !conf->batch_types)
 		enc->raw = btf_raw__new(base);
 	else
-		enc->batches = btf_batches__new(BTF_BATCH_DEDUPS);
+		enc->batches = btf_batches__new(btf_batches__max_running(conf->nr_jobs));
 	enc->secs = calloc(elf_symtab__nr_sections(es) + 1, sizeof(*enc->secs));
 	enc->dups = type_dups__new();
 	if ((!enc->raw && !enc->batches) || !enc->secs || !enc->dups) {
@@ -553,6 +553,7 @@ static int merged_funcs_and_vars(struct btf_encoder *enc)
 
 int btf_encoder__merge(struct btf_encoder *enc)
 {
+	struct btf_batches_stats bst;
 	int err = 0;
 
 	if (!enc->batches) {
@@ -571,6 +572,11 @@ int btf_encoder__merge(struct btf_encoder *enc)
 	enc->btf = btf_batches__merge(enc->batches, enc->path, &err);
 	if (!enc->btf)
 		return err;
+	btf_batches__stats(enc->batches, &bst);
+	enc->stats.nr_batches = bst.nr_batches;
+	enc->stats.max_batch_dedups = bst.max_running;
+	enc->stats.batch_cpu_s = bst.cpu_s;
+	enc->stats.batch_wait_s = bst.wait_s;
 	/* cached names were batch offsets; the stand-in is in the merged BTF */
 	free(enc->strs.slots);
 	enc->strs = (struct addr_cache){ 0 };

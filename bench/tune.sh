@@ -29,6 +29,9 @@
 #                           (dwarves_emit_ordered.h)
 #   D2B_MMAP_THRESHOLD      malloc's mmap threshold (encode_pipeline.c;
 #                           0: glibc's default)
+#   BTF_BATCH_DEDUPS, BTF_BATCH_DEDUPS_MAX, BTF_BATCH_JOBS_PER_DEDUP
+#                           batch dedups at once: at least, at most, and
+#                           -j per dedup in between (btf_batches.h)
 #
 # Not a test: it asserts no timing. The tables in Documentation/performance.md
 # came from it, with the command lines it prints.
