@@ -979,10 +979,11 @@ static const struct dr_attr *attr_integrate(struct cu_loader *l, const struct dr
 static uint32_t rel_ref(struct cu_loader *l, const struct dr_die *die, uint16_t at)
 {
 	struct dr_cu *acu = l->dc;
-	const struct dr_attr *a = attr_integrate(l, die, at, &acu);
+	const struct dr_attr *a = dr_die__attr(die, at);
 	uint64_t off;
 
-	if (!a)
+	/* (most DIEs have their own: no origin to follow) */
+	if (!a && !(a = attr_integrate(l, die, at, &acu)))
 		return 0;
 	if (a->form == DW_FORM_ref_sig8)
 		return sig_ref(l, acu, a, true);
@@ -1014,10 +1015,13 @@ static bool attr_flag(const struct dr_die *die, uint16_t at)
 
 static const char *attr_name(struct cu_loader *l, const struct dr_die *die)
 {
-	struct dr_cu *acu;
-	const struct dr_attr *a = attr_integrate(l, die, DW_AT_name, &acu);
+	struct dr_cu *acu = l->dc;
+	const struct dr_attr *a = dr_die__attr(die, DW_AT_name);
 
-	return a ? dr_attr__string(acu, a) : NULL;
+	/* (most DIEs name themselves: no origin to follow) */
+	if (!a && !(a = attr_integrate(l, die, DW_AT_name, &acu)))
+		return NULL;
+	return dr_attr__string(acu, a);
 }
 
 static int map_grow(struct cu_loader *l)
@@ -1078,7 +1082,7 @@ static uint32_t map_find(const struct cu_loader *l, uint32_t key)
 	return 0;
 }
 
-static int vec_push(struct vec *v, const void *item, size_t sz)
+static inline int vec_push(struct vec *v, const void *item, size_t sz)
 {
 	/* (in bytes: the next user of the vector may hold items of another size) */
 	if (d2b_grow(&v->data, &v->cap, ((uint64_t)v->nr + 1) * sz, 1))

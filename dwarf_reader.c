@@ -571,38 +571,6 @@ int dr_die__sibling(struct dr_cu *cu, struct dr_die *die)
 	return ret;
 }
 
-const struct dr_attr *dr_die__attr(const struct dr_die *die, uint16_t at)
-{
-	const struct dr_spec *sp;
-	struct dr_attr *a;
-	uint16_t i;
-
-	if (!die->ab)
-		return NULL;
-	/* (a DIE's abbreviation has at most DR_MAX_ATTRS specs: all indexed) */
-	_Static_assert(DR_MAX_ATTRS < UINT8_MAX, "dr_abbrev.idx holds spec indexes");
-	if (at < DR_AT_INDEXED) {
-		if (!die->ab->idx[at])
-			return NULL;
-		i = die->ab->idx[at] - 1;
-	} else {
-		for (i = 0; i < die->ab->nr_specs && die->ab->specs[i].at != at; i++)
-			;
-		if (i == die->ab->nr_specs)
-			return NULL;
-	}
-	if (!die->lazy)
-		return i < die->nr_attrs ? &die->attrs[i] : NULL;
-	/* the caller's DIE: its attrs[] are a cache, filled here */
-	sp = &die->ab->specs[i];
-	a = (struct dr_attr *)&die->attrs[i];
-	a->at = at;
-	a->form = sp->form;
-	a->implicit = sp->implicit;
-	a->p = die->values + sp->offset;
-	return a;
-}
-
 struct dr_cu *dr_cu__of(struct dr_cu *cu, uint64_t off)
 {
 	if (off >= cu->unit->die_off && off < cu->unit->end)
