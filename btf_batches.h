@@ -35,7 +35,7 @@ struct btf_batches;
  * to fill it; with few loaders they, not the writer, set the pace and two
  * dedups keep up, but from about -j7 the writer runs at full speed and two
  * would hold it back. Each dedup more can hold another batch in memory
- * (about 8 MiB), hence the cap. Documentation/performance.md ("Dedups at
+ * (8-10 MiB), hence the cap. Documentation/performance.md ("Dedups at
  * once") has the measurements.
  */
 #ifndef BTF_BATCH_DEDUPS /* bench/tune.sh --define builds with others */
