@@ -48,7 +48,6 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "btf_batches.h"
 #include "btf_raw.h"
@@ -323,15 +322,6 @@ static void batch_merge(struct batch *b, struct btf *out)
 	b->btf = NULL;
 }
 
-static double clock_s(clockid_t clock)
-{
-	struct timespec ts;
-
-	if (clock_gettime(clock, &ts))
-		return 0;
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static void *batch_dedup(void *arg)
 {
 	struct batch *b = arg;
@@ -350,7 +340,7 @@ static void *batch_dedup(void *arg)
 	pthread_mutex_unlock(&bb->lock);
 	if (!failed)
 		batch_merge(b, bb->out);
-	cpu_s = clock_s(CLOCK_THREAD_CPUTIME_ID);
+	cpu_s = d2b_clock_s(CLOCK_THREAD_CPUTIME_ID);
 	pthread_mutex_lock(&bb->lock);
 	bb->cpu_s += cpu_s;
 	bb->failed |= b->err != 0;
@@ -377,11 +367,11 @@ int btf_batches__add(struct btf_batches *bb, struct btf_raw *raw, uint32_t *ids,
 	*b = (struct batch){ .bb = bb, .k = bb->nr, .raw = raw, .ids = ids, .nr_ids = nr_ids };
 	pthread_mutex_lock(&bb->lock);
 	if (bb->running >= bb->max_running) {
-		double start = clock_s(CLOCK_MONOTONIC);
+		double start = d2b_clock_s(CLOCK_MONOTONIC);
 
 		while (bb->running >= bb->max_running)
 			pthread_cond_wait(&bb->ended, &bb->lock);
-		bb->wait_s += clock_s(CLOCK_MONOTONIC) - start;
+		bb->wait_s += d2b_clock_s(CLOCK_MONOTONIC) - start;
 	}
 	bb->running++;
 	pthread_mutex_unlock(&bb->lock);

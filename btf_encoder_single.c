@@ -553,7 +553,6 @@ static int merged_funcs_and_vars(struct btf_encoder *enc)
 
 int btf_encoder__merge(struct btf_encoder *enc)
 {
-	struct btf_batches_stats bst;
 	int err = 0;
 
 	if (!enc->batches) {
@@ -572,11 +571,7 @@ int btf_encoder__merge(struct btf_encoder *enc)
 	enc->btf = btf_batches__merge(enc->batches, enc->path, &err);
 	if (!enc->btf)
 		return err;
-	btf_batches__stats(enc->batches, &bst);
-	enc->stats.nr_batches = bst.nr_batches;
-	enc->stats.max_batch_dedups = bst.max_running;
-	enc->stats.batch_cpu_s = bst.cpu_s;
-	enc->stats.batch_wait_s = bst.wait_s;
+	btf_batches__stats(enc->batches, &enc->stats.batches);
 	/* cached names were batch offsets; the stand-in is in the merged BTF */
 	free(enc->strs.slots);
 	enc->strs = (struct addr_cache){ 0 };
@@ -1207,7 +1202,6 @@ static void *writer_run(void *arg)
 	struct btf_encoder *enc = arg;
 	struct writer *w = &enc->w;
 	struct cu_plan *p;
-	struct timespec ts;
 	int err;
 
 	pthread_mutex_lock(&w->lock);
@@ -1233,8 +1227,7 @@ static void *writer_run(void *arg)
 		pthread_cond_broadcast(&w->changed);
 	}
 	pthread_mutex_unlock(&w->lock);
-	if (!clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts)) /* read after the join */
-		enc->stats.writer_cpu_s = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+	enc->stats.writer_cpu_s = d2b_clock_s(CLOCK_THREAD_CPUTIME_ID); /* read after the join */
 	return NULL;
 }
 

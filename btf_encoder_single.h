@@ -19,6 +19,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "btf_batches.h"
+
 struct btf;
 struct btf_encoder;
 struct cu;
@@ -34,10 +36,7 @@ struct btf_encoder_stats {
 	uint32_t nr_types_repeated; /* of those, found by type_dups, not added */
 	uint32_t nr_types;	     /* after dedup, including void */
 	double writer_cpu_s; /* CPU time of the writer thread */
-	uint32_t nr_batches; /* batch dedups (0: one BTF, deduplicated once) */
-	unsigned int max_batch_dedups; /* at once */
-	double batch_cpu_s; /* the batches' threads' CPU time, summed */
-	double batch_wait_s; /* the writer's time waiting for a batch dedup to end */
+	struct btf_batches_stats batches; /* all 0: one BTF, deduplicated once */
 };
 
 /*

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * d2b_util - the few helpers every module shares: diagnostics on stderr, one
- * overflow-checked growth helper for arrays, and the helper threads' nice.
+ * overflow-checked growth helper for arrays, the helper threads' nice, and a
+ * clock in seconds for -V.
  */
 #ifndef D2B_UTIL_H
 #define D2B_UTIL_H
@@ -12,6 +13,7 @@
 #include <stdlib.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 /*
@@ -79,6 +81,16 @@ static inline void d2b_thread_nicer(int delta)
 		return;
 	nice = nice + delta > 19 ? 19 : nice + delta;
 	(void)setpriority(PRIO_PROCESS, tid, nice);
+}
+
+/* @clock (CLOCK_MONOTONIC, CLOCK_THREAD_CPUTIME_ID, ...) in seconds; 0 if unreadable */
+static inline double d2b_clock_s(clockid_t clock)
+{
+	struct timespec ts;
+
+	if (clock_gettime(clock, &ts))
+		return 0;
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 #endif /* D2B_UTIL_H */

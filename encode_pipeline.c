@@ -336,8 +336,8 @@ int encode_pipeline__run(const char *path, const struct d2b_conf *conf)
 			"%.3f s waited for\n",
 			stats.nr_cus, conf->nr_jobs, stats.nr_funcs_saved, stats.nr_funcs,
 			stats.nr_vars, stats.nr_types_pre_dedup - 1, stats.nr_types_repeated,
-			stats.nr_types - 1, stats.writer_cpu_s, stats.nr_batches,
-			stats.max_batch_dedups, stats.batch_cpu_s, stats.batch_wait_s);
+			stats.nr_types - 1, stats.writer_cpu_s, stats.batches.nr_batches,
+			stats.batches.max_running, stats.batches.cpu_s, stats.batches.wait_s);
 	}
 out:
 	btf_encoder__free(r.enc);
