@@ -551,10 +551,46 @@ static int merged_funcs_and_vars(struct btf_encoder *enc)
 	return err;
 }
 
+static int saved_funcs_cmp(const void *a, const void *b)
+{
+	const struct func_state *fa = a, *fb = b;
+
+	return elf_function__cmp(fa->elf, fb->elf);
+}
+
+static int secinfo_cmp(const void *a, const void *b)
+{
+	const struct secinfo *sa = a, *sb = b;
+
+	return sa->offset < sb->offset ? -1 : sa->offset > sb->offset;
+}
+
+/*
+ * The saved functions by ELF function, each section's variables by offset,
+ * as btf_encoder__finish emits them. Neither order depends on type ids, so
+ * this runs before the merge, while the last batches are deduplicated.
+ */
+static int sort_funcs_and_vars(struct btf_encoder *enc)
+{
+	size_t shndx, n = elf_symtab__nr_sections(enc->es);
+	int err;
+
+	err = msort(enc->funcs, enc->nr_funcs, sizeof(*enc->funcs), saved_funcs_cmp);
+	for (shndx = 0; shndx < n && !err; shndx++)
+		err = msort(enc->secs[shndx].recs, enc->secs[shndx].nr,
+			    sizeof(*enc->secs[shndx].recs), secinfo_cmp);
+	return err;
+}
+
 int btf_encoder__merge(struct btf_encoder *enc)
 {
-	int err = 0;
+	int err = sort_funcs_and_vars(enc);
 
+	if (err) {
+		pr_warn("%s: cannot encode functions and sections: %s\n", enc->path,
+			strerror(-err));
+		return err;
+	}
 	if (!enc->batches) {
 		enc->btf = btf_raw__to_btf(enc->raw, &err);
 		enc->raw = NULL;
@@ -1394,13 +1430,6 @@ static bool funcs_match(const struct btf_encoder *enc, const struct func_state *
 	return true;
 }
 
-static int saved_funcs_cmp(const void *a, const void *b)
-{
-	const struct func_state *fa = a, *fb = b;
-
-	return elf_function__cmp(fa->elf, fb->elf);
-}
-
 /*
  * A decl tag whose value is at string offset @off. libbpf wants the value as
  * a string, and copies it into its own string data before looking it up, so
@@ -1466,10 +1495,8 @@ static int emit_saved_funcs(struct btf_encoder *enc)
 	uint32_t i, j;
 	int err;
 
+	/* (sorted by sort_funcs_and_vars) */
 	enc->stats.nr_funcs_saved = enc->nr_funcs;
-	err = msort(enc->funcs, enc->nr_funcs, sizeof(*enc->funcs), saved_funcs_cmp);
-	if (err)
-		return err;
 	for (i = 0; i < enc->nr_funcs; i = j) {
 		const struct func_state *first = &enc->funcs[i];
 		bool unexpected = first->unexpected_reg, inconsistent = false;
@@ -1488,28 +1515,19 @@ static int emit_saved_funcs(struct btf_encoder *enc)
 	return 0;
 }
 
-static int secinfo_cmp(const void *a, const void *b)
-{
-	const struct secinfo *sa = a, *sb = b;
-
-	return sa->offset < sb->offset ? -1 : sa->offset > sb->offset;
-}
-
 static int emit_datasecs(struct btf_encoder *enc)
 {
 	size_t shndx, n = elf_symtab__nr_sections(enc->es);
 	uint32_t i;
 	int id, err;
 
+	/* (each section's variables sorted by sort_funcs_and_vars) */
 	for (shndx = 0; shndx < n; shndx++) {
 		struct sec_vars *s = &enc->secs[shndx];
 		const struct secinfo *last;
 
 		if (!s->nr)
 			continue;
-		err = msort(s->recs, s->nr, sizeof(*s->recs), secinfo_cmp);
-		if (err)
-			return err;
 		last = &s->recs[s->nr - 1];
 		id = btf__add_datasec(enc->btf, elf_symtab__section(enc->es, shndx)->name,
 				      last->offset + last->size);
