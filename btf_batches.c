@@ -44,6 +44,7 @@
  * .failed.
  */
 #include <bpf/btf.h>
+#include <errno.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -143,25 +144,34 @@ void btf_batches__free(struct btf_batches *bb)
 	free(bb);
 }
 
-static int u32_cmp(const void *a, const void *b)
+/*
+ * The ids the encoder handed over, in any order and repeated: in order, once
+ * each. A bitmap over the batch's types (16 KiB for 131 K of them) costs a
+ * fiftieth of qsort's comparisons.
+ */
+static int batch_sort_ids(struct batch *b)
 {
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* the ids the encoder handed over, in any order and repeated: sort, unique */
-static void batch_sort_ids(struct batch *b)
-{
-	uint32_t n = 0, i;
+	uint32_t nr = btf__type_cnt(b->btf), words = nr / 64 + 1, n = 0, i;
+	uint64_t *seen, w;
 
 	if (!b->nr_ids)
-		return;
-	qsort(b->ids, b->nr_ids, sizeof(*b->ids), u32_cmp);
-	for (i = 0; i < b->nr_ids; i++)
-		if (!n || b->ids[n - 1] != b->ids[i])
-			b->ids[n++] = b->ids[i];
+		return 0;
+	seen = calloc(words, sizeof(*seen));
+	if (!seen)
+		return -ENOMEM;
+	for (i = 0; i < b->nr_ids; i++) {
+		if (b->ids[i] >= nr) { /* not the batch's: a bug */
+			free(seen);
+			return -EINVAL;
+		}
+		seen[b->ids[i] / 64] |= 1ull << (b->ids[i] % 64);
+	}
+	for (i = 0; i < words; i++)
+		for (w = seen[i]; w; w &= w - 1)
+			b->ids[n++] = i * 64 + (uint32_t)__builtin_ctzll(w);
+	free(seen);
 	b->nr_ids = n;
+	return 0;
 }
 
 static uint32_t nr_probes(const struct batch *b)
@@ -257,7 +267,10 @@ static void batch_dedup_run(struct batch *b)
 	b->raw = NULL;
 	if (!b->btf)
 		return;
-	batch_sort_ids(b);
+	b->what = "sorting ids";
+	b->err = batch_sort_ids(b);
+	if (b->err)
+		return;
 	b->what = "adding probes";
 	b->err = batch_add_probes(b);
 	if (b->err)
