@@ -2507,30 +2507,42 @@ static int cu_pack(struct cu_loader *l, struct cu **cup)
 	return 0;
 }
 
-/*
- * Why unit @id failed to load: kept, not printed, so that of several bad
- * units the one reported is the first in unit order whatever the timing
- * (dwarves_emit_ordered.c, "Errors"). Printed at once if it cannot be kept.
- */
+/* dwarf_loader__keep_err() (dwarf_loader.h has the why) */
+static void keep_errv(struct dwarf_loader *dl, unsigned int id, const char *fmt, va_list ap)
+{
+	va_list again;
+	char *msg;
+
+	va_copy(again, ap);
+	if (vasprintf(&msg, fmt, ap) < 0) {
+		fputs("dwarf2btf: ", stderr);
+		vfprintf(stderr, fmt, again);
+		va_end(again);
+		return;
+	}
+	va_end(again);
+	free(dl->load_errs[id]);
+	dl->load_errs[id] = msg;
+}
+
+void dwarf_loader__keep_err(struct dwarf_loader *dl, unsigned int id, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	keep_errv(dl, id, fmt, ap);
+	va_end(ap);
+}
+
+/* the loader's own */
 __attribute__((format(printf, 3, 4))) static void load_err(struct dwarf_loader *dl, unsigned int id,
 							   const char *fmt, ...)
 {
 	va_list ap;
-	char *msg;
-	int len;
 
 	va_start(ap, fmt);
-	len = vasprintf(&msg, fmt, ap);
+	keep_errv(dl, id, fmt, ap);
 	va_end(ap);
-	if (len < 0) {
-		va_start(ap, fmt);
-		fputs("dwarf2btf: ", stderr);
-		vfprintf(stderr, fmt, ap);
-		va_end(ap);
-		return;
-	}
-	free(dl->load_errs[id]);
-	dl->load_errs[id] = msg;
 }
 
 void dwarf_loader__report(const struct dwarf_loader *dl, unsigned int id)

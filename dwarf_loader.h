@@ -214,6 +214,16 @@ void dwarf_loader__str_section(const struct dwarf_loader *dl, const char **data,
  */
 int dwarf_loader__load_cu(struct dwarf_loader *dl, unsigned int id, struct cu **cup);
 
+/*
+ * Why unit @id failed: kept, not printed, so that of several bad units the
+ * one reported is the first in unit order whatever the timing
+ * (dwarves_emit_ordered.c, "Errors"); printed at once if it cannot be kept.
+ * For the loader, and for what its caller does with a loaded unit on the
+ * same worker. A one-line message, ending in a newline.
+ */
+__attribute__((format(printf, 3, 4))) void
+dwarf_loader__keep_err(struct dwarf_loader *dl, unsigned int id, const char *fmt, ...);
+
 /* print why unit @id failed to load, if it did; after the loads are done */
 void dwarf_loader__report(const struct dwarf_loader *dl, unsigned int id);
 

@@ -196,8 +196,8 @@ static int run_load(void *ctx, unsigned int id, void **unit)
 	cu = *unit;
 	err = btf_encoder__prepare_cu(r->enc, cu);
 	if (err) {
-		pr_warn("%s: CU %#" PRIx64 ": cannot encode: %s\n", r->path, cu->off,
-			strerror(-err));
+		dwarf_loader__keep_err(r->dl, id, "%s: CU %#" PRIx64 ": cannot encode: %s\n",
+				       r->path, cu->off, strerror(-err));
 		cu__free(cu);
 	}
 	return err;
