@@ -618,7 +618,7 @@ static struct rd attr_rd(const struct dr_cu *cu, const struct dr_attr *a)
 	return rd_unit(cu, a->p);
 }
 
-int dr_attr__udata(const struct dr_cu *cu, const struct dr_attr *a, uint64_t *v)
+int dr_attr__udata_form(const struct dr_cu *cu, const struct dr_attr *a, uint64_t *v)
 {
 	struct rd r = attr_rd(cu, a);
 
@@ -674,7 +674,7 @@ void dr_section__trim_strings(struct dr_section *s)
 		s->size--;
 }
 
-const char *dr_attr__string(const struct dr_cu *cu, const struct dr_attr *a)
+const char *dr_attr__string_form(const struct dr_cu *cu, const struct dr_attr *a)
 {
 	const struct dr_sections *secs = cu->secs;
 	struct rd r = attr_rd(cu, a), so;
@@ -702,7 +702,7 @@ const char *dr_attr__string(const struct dr_cu *cu, const struct dr_attr *a)
 	return so.bad ? NULL : section_string(&secs->str, idx);
 }
 
-int dr_attr__ref(const struct dr_cu *cu, const struct dr_attr *a, uint64_t *off)
+int dr_attr__ref_form(const struct dr_cu *cu, const struct dr_attr *a, uint64_t *off)
 {
 	struct rd r = attr_rd(cu, a);
 	uint64_t v;

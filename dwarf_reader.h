@@ -17,9 +17,12 @@
 #ifndef DWARF_READER_H
 #define DWARF_READER_H
 
+#include <dwarf.h>
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 struct dr_section {
 	const uint8_t *data;
@@ -178,12 +181,12 @@ const struct dr_attr *dr_die__attr_integrate(struct dr_cu *cu, const struct dr_d
 struct dr_cu *dr_cu__of(struct dr_cu *cu, uint64_t off);
 
 /* attribute values, with libdw's dwarf_form*() semantics; 0 or -EINVAL */
-int dr_attr__udata(const struct dr_cu *cu, const struct dr_attr *a, uint64_t *v);
+static inline int dr_attr__udata(const struct dr_cu *cu, const struct dr_attr *a, uint64_t *v);
 int dr_attr__sdata(const struct dr_cu *cu, const struct dr_attr *a, int64_t *v);
 bool dr_attr__flag(const struct dr_attr *a);
-const char *dr_attr__string(const struct dr_cu *cu, const struct dr_attr *a);
+static inline const char *dr_attr__string(const struct dr_cu *cu, const struct dr_attr *a);
 /* DW_FORM_ref* and DW_FORM_ref_addr: the referenced .debug_info offset */
-int dr_attr__ref(const struct dr_cu *cu, const struct dr_attr *a, uint64_t *off);
+static inline int dr_attr__ref(const struct dr_cu *cu, const struct dr_attr *a, uint64_t *off);
 /* DW_FORM_ref_sig8: the type signature */
 int dr_attr__sig8(const struct dr_cu *cu, const struct dr_attr *a, uint64_t *sig);
 /* exprloc/block forms: the bytes */
@@ -214,5 +217,74 @@ int dr_expr__decode(const struct dr_cu *cu, const uint8_t *expr, size_t len, str
  */
 int dr_attr__for_each_location(const struct dr_cu *cu, const struct dr_attr *a,
 			       int (*fn)(void *ctx, const uint8_t *expr, size_t len), void *ctx);
+
+/*
+ * The three decoders the loader calls most (24 M calls for a kernel), inline
+ * for the forms a kernel's DIEs use, in the file's own byte order; every
+ * other case goes to the general decoder (*_form, dwarf_reader.c). No bounds
+ * check is needed for these: an attribute's value bytes were checked to lie
+ * inside its unit when its DIE was parsed (dr_die__attr's values).
+ */
+int dr_attr__udata_form(const struct dr_cu *cu, const struct dr_attr *a, uint64_t *v);
+const char *dr_attr__string_form(const struct dr_cu *cu, const struct dr_attr *a);
+int dr_attr__ref_form(const struct dr_cu *cu, const struct dr_attr *a, uint64_t *off);
+
+static inline uint32_t dr__load32(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+static inline int dr_attr__udata(const struct dr_cu *cu, const struct dr_attr *a, uint64_t *v)
+{
+	uint16_t v2;
+
+	switch (a->form) {
+	case DW_FORM_data1:
+		*v = a->p[0];
+		return 0;
+	case DW_FORM_implicit_const:
+		*v = (uint64_t)a->implicit;
+		return 0;
+	case DW_FORM_data2:
+		if (cu->secs->swap)
+			break;
+		memcpy(&v2, a->p, sizeof(v2));
+		*v = v2;
+		return 0;
+	case DW_FORM_data4:
+		if (cu->secs->swap)
+			break;
+		*v = dr__load32(a->p);
+		return 0;
+	}
+	return dr_attr__udata_form(cu, a, v);
+}
+
+static inline const char *dr_attr__string(const struct dr_cu *cu, const struct dr_attr *a)
+{
+	const struct dr_section *str = &cu->secs->str;
+	uint32_t off;
+
+	if (a->form != DW_FORM_strp || cu->unit->offset_size != 4 || cu->secs->swap)
+		return dr_attr__string_form(cu, a);
+	off = dr__load32(a->p);
+	return str->data && off < str->size ? (const char *)str->data + off : NULL;
+}
+
+static inline int dr_attr__ref(const struct dr_cu *cu, const struct dr_attr *a, uint64_t *off)
+{
+	uint32_t v;
+
+	if (a->form != DW_FORM_ref4 || cu->secs->swap)
+		return dr_attr__ref_form(cu, a, off);
+	v = dr__load32(a->p);
+	if (v >= cu->unit->end - cu->unit->off)
+		return -EINVAL;
+	*off = cu->unit->off + v;
+	return 0;
+}
 
 #endif /* DWARF_READER_H */
