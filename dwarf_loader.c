@@ -861,6 +861,10 @@ struct vec {
 	uint32_t nr, cap; /* items, bytes */
 };
 
+struct map_slot {
+	uint32_t key, val; /* key 0: free */
+};
+
 struct cu_loader {
 	/* per unit: zeroed by loader_take() */
 	struct dwarf_loader *dl;
@@ -878,8 +882,6 @@ struct cu_loader {
 	/* skeleton type DIEs (DW_AT_signature): key -> the type unit type's key */
 	uint32_t *aliases, nr_aliases, cap_aliases;
 	uint32_t nr_members, nr_enums, nr_params, nr_annots;
-	/* DIE offset (CU-relative) -> types[] index, open addressing */
-	uint32_t *map_keys, *map_vals, map_cap, map_nr;
 	uint64_t err_die; /* DIE the first error is about */
 	uint64_t bad_ref_die; /* first DIE with a reference outside its unit */
 	uint64_t bad_sig; /* first type signature with no type unit */
@@ -898,6 +900,12 @@ struct cu_loader {
 	struct cu work;
 	uint32_t cap_types, cap_members, cap_enums, cap_params, cap_annots, cap_funcs, cap_vars;
 	uint32_t cap_sccs;
+	/* DIE key -> types[] index, open addressing; emptied for the next unit
+	 * through map_used, the slots this one filled (a new table for every
+	 * unit cost a calloc and a rehash at each doubling) */
+	struct map_slot *map;
+	uint32_t *map_used; /* map_nr of them, room for map_cap / 2 */
+	uint32_t map_cap, map_nr;
 	/* cu_order_sccs: per type, its walk's index and low link, and 1 while
 	 * on its stack (2 once scc_emit placed it); that stack; the walk */
 	uint32_t *scc_index, *scc_low, *scc_stack, scc_sp;
@@ -1024,30 +1032,34 @@ static const char *attr_name(struct cu_loader *l, const struct dr_die *die)
 	return dr_attr__string(acu, a);
 }
 
+static uint32_t map_hash(uint32_t key, uint32_t cap)
+{
+	return (key * 2654435761u) & (cap - 1);
+}
+
 static int map_grow(struct cu_loader *l)
 {
-	uint32_t ncap = l->map_cap ? l->map_cap * 2 : 1024, i;
-	uint32_t *nk = calloc(ncap, sizeof(*nk)), *nv = calloc(ncap, sizeof(*nv));
+	uint32_t ncap = l->map_cap ? l->map_cap * 2 : 1024, i, h;
+	struct map_slot *nm = calloc(ncap, sizeof(*nm));
+	uint32_t *nu = malloc(ncap / 2 * sizeof(*nu));
 
-	if (!nk || !nv) {
-		free(nk);
-		free(nv);
+	if (!nm || !nu) {
+		free(nm);
+		free(nu);
 		return -ENOMEM;
 	}
-	for (i = 0; i < l->map_cap; i++) {
-		uint32_t k = l->map_keys[i], h;
+	for (i = 0; i < l->map_nr; i++) {
+		struct map_slot e = l->map[l->map_used[i]];
 
-		if (!k)
-			continue;
-		for (h = (k * 2654435761u) & (ncap - 1); nk[h]; h = (h + 1) & (ncap - 1))
+		for (h = map_hash(e.key, ncap); nm[h].key; h = (h + 1) & (ncap - 1))
 			;
-		nk[h] = k;
-		nv[h] = l->map_vals[i];
+		nm[h] = e;
+		nu[i] = h;
 	}
-	free(l->map_keys);
-	free(l->map_vals);
-	l->map_keys = nk;
-	l->map_vals = nv;
+	free(l->map);
+	free(l->map_used);
+	l->map = nm;
+	l->map_used = nu;
 	l->map_cap = ncap;
 	return 0;
 }
@@ -1058,14 +1070,12 @@ static int map_add(struct cu_loader *l, uint32_t key, uint32_t val)
 
 	if ((l->map_nr + 1) * 2 > l->map_cap && map_grow(l))
 		return -ENOMEM;
-	for (h = (key * 2654435761u) & (l->map_cap - 1); l->map_keys[h];
-	     h = (h + 1) & (l->map_cap - 1))
-		if (l->map_keys[h] == key)
+	for (h = map_hash(key, l->map_cap); l->map[h].key; h = (h + 1) & (l->map_cap - 1))
+		if (l->map[h].key == key)
 			break;
-	if (!l->map_keys[h])
-		l->map_nr++;
-	l->map_keys[h] = key;
-	l->map_vals[h] = val;
+	if (!l->map[h].key)
+		l->map_used[l->map_nr++] = h;
+	l->map[h] = (struct map_slot){ key, val };
 	return 0;
 }
 
@@ -1075,11 +1085,20 @@ static uint32_t map_find(const struct cu_loader *l, uint32_t key)
 
 	if (!key || !l->map_cap)
 		return 0;
-	for (h = (key * 2654435761u) & (l->map_cap - 1); l->map_keys[h];
-	     h = (h + 1) & (l->map_cap - 1))
-		if (l->map_keys[h] == key)
-			return l->map_vals[h];
+	for (h = map_hash(key, l->map_cap); l->map[h].key; h = (h + 1) & (l->map_cap - 1))
+		if (l->map[h].key == key)
+			return l->map[h].val;
 	return 0;
+}
+
+/* empty the table for the next unit */
+static void map_clear(struct cu_loader *l)
+{
+	uint32_t i;
+
+	for (i = 0; i < l->map_nr; i++)
+		l->map[l->map_used[i]].key = 0;
+	l->map_nr = 0;
 }
 
 static inline int vec_push(struct vec *v, const void *item, size_t sz)
@@ -2394,8 +2413,7 @@ static void loader_give(struct dwarf_loader *dl, struct cu_loader *l)
 	free(l->tu_queue);
 	free(l->tu_queued);
 	free(l->aliases);
-	free(l->map_keys);
-	free(l->map_vals);
+	map_clear(l);
 	pthread_mutex_lock(&dl->idle_lock);
 	l->next_idle = dl->idle;
 	dl->idle = l;
@@ -2414,6 +2432,8 @@ static void loader_destroy(struct cu_loader *l)
 	}
 	free(l->vecs);
 	cu_arrays_free(&l->work);
+	free(l->map);
+	free(l->map_used);
 	free(l->scc_index);
 	free(l->scc_low);
 	free(l->scc_stack);
