@@ -544,14 +544,23 @@ static void types_release(struct btf_raw *r, uint32_t *done, uint32_t upto)
  * its names zeroed (nothing is looked up, so no BTF is read: the one being
  * filled stands in as the source) and then written over with the record as
  * it is. btf__add_type keeps type ids as they are, as split BTF needs.
- * The strings are in @btf already; frees @r.
  */
-static struct btf *types_add(struct btf_raw *r, struct btf *btf, int *err)
+struct btf *btf_raw__to_btf(struct btf_raw *r, int *err)
 {
 	struct btf_type *scratch = NULL;
-	uint32_t i, cap = 0, released = 0;
-	int got;
+	uint32_t off, i, cap = 0, released = 0;
+	struct btf *btf;
+	int got = -ENOMEM;
 
+	btf = r->base ? btf__new_empty_split(r->base) : btf__new_empty();
+	if (!btf)
+		goto fail;
+	/* the strings first, in order: libbpf's string section as it would have built it */
+	for (off = r->base ? 0 : 1; off < r->strs_len; off += (uint32_t)strlen(r->strs + off) + 1) {
+		got = btf__add_str(btf, r->strs + off);
+		if (got != (int)(r->str_start + off))
+			goto fail;
+	}
 	free(r->slots);
 	r->slots = NULL;
 	for (i = 0; i < r->nr_types; i++) {
@@ -577,82 +586,6 @@ fail:
 	/* a failed add or an offset that moved (a bug) */
 	*err = got < 0 ? got : -EINVAL;
 	free(scratch);
-	btf__free(btf);
-	btf_raw__free(r);
-	return NULL;
-}
-
-/*
- * A BTF that is not split loads faster. libbpf 1.1 reads a raw BTF's type
- * records as they are (btf__new: it checks kinds and sizes, not names), so
- * it is given the type section with a string section of "" alone, and the
- * strings are then added in order. To libbpf a BTF whose string section is
- * "" alone when it is first changed (here: the first btf__add_str) is one
- * built from scratch, the case of btf__new_empty: its strings are unique,
- * and btf__dedup keeps them as built. So the result is the BTF the slow
- * path builds, bytes and string index alike, for a tenth of its
- * instructions ("Loading a batch", Documentation/performance.md). A libbpf
- * that checks names on load refuses it: NULL, and the slow path is taken.
- */
-static struct btf *types_load(struct btf_raw *r)
-{
-	const struct btf_header hdr = {
-		.magic = BTF_MAGIC,
-		.version = BTF_VERSION,
-		.hdr_len = sizeof(hdr),
-		.type_len = r->types_len,
-		.str_off = r->types_len,
-		.str_len = 1,
-	};
-	size_t size = sizeof(hdr) + r->types_len + 1;
-	char *raw = malloc(size);
-	struct btf *btf;
-
-	if (!raw)
-		return NULL;
-	memcpy(raw, &hdr, sizeof(hdr));
-	if (r->types_len)
-		memcpy(raw + sizeof(hdr), r->types, r->types_len);
-	raw[size - 1] = 0;
-	btf = btf__new(raw, (uint32_t)size);
-	free(raw);
-	if (!btf || btf__type_cnt(btf) != r->start_id + r->nr_types) {
-		btf__free(btf);
-		return NULL;
-	}
-	return btf;
-}
-
-struct btf *btf_raw__to_btf(struct btf_raw *r, int *err)
-{
-	struct btf *btf = r->base ? NULL : types_load(r);
-	bool loaded = btf;
-	uint32_t off;
-	int got = -ENOMEM;
-
-	if (loaded) {
-		free(r->types);
-		r->types = NULL;
-	} else {
-		btf = r->base ? btf__new_empty_split(r->base) : btf__new_empty();
-		if (!btf)
-			goto fail;
-	}
-	/* the strings first, in order: libbpf's string section as it would have built it */
-	for (off = r->base ? 0 : 1; off < r->strs_len; off += (uint32_t)strlen(r->strs + off) + 1) {
-		got = btf__add_str(btf, r->strs + off);
-		if (got != (int)(r->str_start + off))
-			goto fail;
-	}
-	if (loaded) {
-		btf_raw__free(r);
-		return btf;
-	}
-	return types_add(r, btf, err);
-
-fail:
-	/* a failed add or an offset that moved (a bug) */
-	*err = got < 0 ? got : -EINVAL;
 	btf__free(btf);
 	btf_raw__free(r);
 	return NULL;

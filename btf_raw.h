@@ -16,10 +16,9 @@
  * as there). Strings get the offsets libbpf's btf__add_str would give:
  * appended in order of first insertion, equal strings once, and for split
  * BTF a string the base holds at the base's offset. btf_raw__to_btf()
- * makes a from-scratch libbpf BTF of the records and re-adds the strings in
- * that order, so it is the BTF the same btf__add_* calls would have built,
- * string section included (which btf__dedup keeps as built: see
- * btf_batches.c).
+ * re-adds the strings in that order to a from-scratch libbpf BTF, so it is
+ * the BTF the same btf__add_* calls would have built, string section
+ * included (which btf__dedup keeps as built: see btf_batches.c).
  *
  * One thread at a time: a btf_raw is its writer's; for split BTF the base's
  * string index is built by libbpf on the first look-up, as btf__add_str did.

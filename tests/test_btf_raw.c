@@ -6,14 +6,11 @@
  * bytes libbpf's btf__add_* and btf__add_str calls give. Here one script
  * of calls runs twice: through libbpf on a from-scratch BTF, and through
  * btf_raw (names interned with btf_raw__add_str first, as the encoder does)
- * then btf_raw__to_btf (which loads BTF of its own in one piece, and adds
- * split BTF type by type). Every call must return the same (ids, 0, or the
+ * then btf_raw__to_btf. Every call must return the same (ids, 0, or the
  * same -errno for invalid arguments: sizes, bitfields, offsets in unions,
  * enum values past 32 bits, missing names, linkages, component indexes),
  * and the two BTFs must have the same raw bytes, before and after
- * btf__dedup (which keeps a from-scratch BTF's strings as they were added:
- * the script adds strings that no type names, and names used out of order,
- * which a dedup that rebuilt the strings would drop or move).
+ * btf__dedup (which keeps a from-scratch BTF's strings as they were added).
  * The script runs as BTF of its own and as split BTF on a base that
  * already holds some of its strings (in either byte order), with enough
  * types to make the writer's arrays and string set grow several times.
