@@ -139,14 +139,18 @@ static int inputs_open(const char *path, const struct d2b_conf *conf, struct dwa
  * malloc: blocks of this many bytes or more get a mapping of their own,
  * returned to the system when freed (M_MMAP_THRESHOLD; 0 keeps glibc's
  * default), and an arena keeps at most twice that free at its top
- * (M_TRIM_THRESHOLD, glibc's own ratio). The default threshold rises to the
- * largest block freed so far, up to 32 MiB: after the first big unit, every
- * unit's block (cu_pack) and every grown array lands in the thread arenas,
- * whose holes then stay resident, more of them for each thread. Chosen by
- * measurement (Documentation/performance.md, "malloc's mmap threshold").
+ * (M_TRIM_THRESHOLD, glibc's own ratio). A smaller block comes from memory
+ * an arena holds, used again after a free; a mapped one faults its pages
+ * in afresh, one by one, every time. At 8 MiB nearly every unit's block
+ * (cu_pack), the describer's buffers and a batch's raw and libbpf BTFs stay
+ * in the arenas: a third less CPU where a page fault costs microseconds (a
+ * virtual machine), for some 20 MiB more at the peak. glibc's default
+ * threshold rises with the blocks freed, so a run's memory depends on its
+ * timing. Chosen by measurement (Documentation/performance.md, "malloc's
+ * mmap threshold", then "Session 12").
  */
 #ifndef D2B_MMAP_THRESHOLD
-#define D2B_MMAP_THRESHOLD (512u << 10)
+#define D2B_MMAP_THRESHOLD (8u << 20)
 #endif
 
 /* --btf_base: raw BTF or an ELF file's .BTF; one clear line on failure */
