@@ -190,6 +190,7 @@ struct btf_encoder {
 	uint32_t *batch_ids; /* the batch's ids that functions and DATASECs use */
 	uint32_t nr_batch_ids, cap_batch_ids;
 	struct btf_raw *index_type; /* a copy of the array index type, for new batches */
+	struct btf_raw_room batch_room; /* the last batch's: the next one's room */
 	uint32_t nr_types_encoded; /* over all batches, less their copies */
 	const char *str_lo, *str_hi; /* .debug_str, for the caches; or NULL */
 	struct addr_cache strs; /* BTF string offset of a name in .debug_str */
@@ -446,7 +447,7 @@ static int batch_start(struct btf_encoder *enc)
 	int id;
 
 	enc->raw = btf_raw__new(NULL);
-	if (!enc->raw)
+	if (!enc->raw || btf_raw__reserve(enc->raw, &enc->batch_room))
 		return -ENOMEM;
 	addr_cache__clear(&enc->strs);
 	addr_cache__clear(&enc->short_strs);
@@ -492,6 +493,7 @@ static int batch_close(struct btf_encoder *enc)
 	int k;
 
 	enc->nr_types_encoded += btf_raw__type_cnt(enc->raw) - 1;
+	btf_raw__room(enc->raw, &enc->batch_room);
 	k = btf_batches__add(enc->batches, enc->raw, enc->batch_ids, enc->nr_batch_ids);
 	enc->raw = NULL;
 	enc->batch_ids = NULL;

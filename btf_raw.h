@@ -36,6 +36,20 @@ struct btf_raw;
 struct btf_raw *btf_raw__new(struct btf *base);
 void btf_raw__free(struct btf_raw *r);
 
+/* how much a BTF holds: its type records' bytes, types and string bytes */
+struct btf_raw_room {
+	uint32_t types_len, nr_types, strs_len;
+};
+
+void btf_raw__room(const struct btf_raw *r, struct btf_raw_room *room);
+/*
+ * Make room for @room and an eighth more at once, rather than growing by
+ * doubling as types are added: each doubling copies the array into new
+ * memory, whose pages fault in, and the last can pass malloc's mmap
+ * threshold (a mapping of its own, new pages every time). 0 or -ENOMEM.
+ */
+int btf_raw__reserve(struct btf_raw *r, const struct btf_raw_room *room);
+
 /* the id the next type gets, as btf__type_cnt() */
 uint32_t btf_raw__type_cnt(const struct btf_raw *r);
 
