@@ -90,29 +90,13 @@ void btf_raw__room(const struct btf_raw *r, struct btf_raw_room *room)
 	*room = (struct btf_raw_room){ r->types_len, r->nr_types, r->strs_len };
 }
 
-/* @n items and an eighth more, exactly: not rounded up to a power of two */
-static int reserve(void *arr, uint32_t *cap, uint64_t n, size_t elem_sz)
-{
-	void **p = arr, *grown;
-
-	n += n / 8;
-	if (n <= *cap)
-		return 0;
-	if (n > UINT32_MAX || n > SIZE_MAX / elem_sz)
-		return -ENOMEM;
-	grown = realloc(*p, n * elem_sz);
-	if (!grown)
-		return -ENOMEM;
-	*p = grown;
-	*cap = (uint32_t)n;
-	return 0;
-}
-
+/* (an eighth more, exactly: not rounded up to a power of two as d2b_grow would) */
 int btf_raw__reserve(struct btf_raw *r, const struct btf_raw_room *room)
 {
-	if (reserve(&r->types, &r->types_cap, room->types_len, 1) ||
-	    reserve(&r->offs, &r->cap_offs, room->nr_types, sizeof(*r->offs)) ||
-	    reserve(&r->strs, &r->strs_cap, room->strs_len, 1))
+	if (d2b_reserve(&r->types, &r->types_cap, room->types_len + room->types_len / 8ull, 1) ||
+	    d2b_reserve(&r->offs, &r->cap_offs, room->nr_types + room->nr_types / 8ull,
+			sizeof(*r->offs)) ||
+	    d2b_reserve(&r->strs, &r->strs_cap, room->strs_len + room->strs_len / 8ull, 1))
 		return -ENOMEM;
 	return 0;
 }

@@ -26,29 +26,38 @@ extern __thread FILE *d2b_msgs;
 #define pr_warn(fmt, ...) fprintf(d2b_msgs ? d2b_msgs : stderr, "dwarf2btf: " fmt, ##__VA_ARGS__)
 
 /*
- * Make room for @need elements of @elem_sz bytes in *@arr whose capacity is
- * *@cap. Grows geometrically; *@arr and *@cap change only on success.
- * Returns 0 or -ENOMEM (also on size overflow).
+ * Make room for exactly @n elements of @elem_sz bytes in *@arr whose
+ * capacity is *@cap, if it has less. *@arr and *@cap change only on
+ * success. Returns 0 or -ENOMEM (also on size overflow).
  */
-static inline int d2b_grow(void *arr, uint32_t *cap, uint64_t need, size_t elem_sz)
+static inline int d2b_reserve(void *arr, uint32_t *cap, uint64_t n, size_t elem_sz)
 {
 	void **p = arr;
+	void *grown;
+
+	if (n <= *cap)
+		return 0;
+	if (n > UINT32_MAX || n > SIZE_MAX / elem_sz)
+		return -ENOMEM;
+	grown = realloc(*p, n * elem_sz);
+	if (!grown)
+		return -ENOMEM;
+	*p = grown;
+	*cap = (uint32_t)n;
+	return 0;
+}
+
+/* d2b_reserve for @need elements, growing geometrically */
+static inline int d2b_grow(void *arr, uint32_t *cap, uint64_t need, size_t elem_sz)
+{
 	uint64_t new_cap;
-	void *n;
 
 	if (need <= *cap)
 		return 0;
 	new_cap = *cap ? (uint64_t)*cap * 2 : 16;
 	while (new_cap < need)
 		new_cap *= 2;
-	if (new_cap > UINT32_MAX || new_cap > SIZE_MAX / elem_sz)
-		return -ENOMEM;
-	n = realloc(*p, new_cap * elem_sz);
-	if (!n)
-		return -ENOMEM;
-	*p = n;
-	*cap = (uint32_t)new_cap;
-	return 0;
+	return d2b_reserve(arr, cap, new_cap, elem_sz);
 }
 
 /*
