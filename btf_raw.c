@@ -78,7 +78,8 @@ void btf_raw__free(struct btf_raw *r)
 {
 	if (!r)
 		return;
-	free(r->types);
+	if (r->types)
+		munmap(r->types, r->types_cap);
 	free(r->offs);
 	free(r->strs);
 	free(r->slots);
@@ -90,10 +91,54 @@ void btf_raw__room(const struct btf_raw *r, struct btf_raw_room *room)
 	*room = (struct btf_raw_room){ r->types_len, r->nr_types, r->strs_len };
 }
 
+/*
+ * The type records have a mapping of their own. A vmlinux batch writes 5-6
+ * MiB of them into memory the batch before gave back (types_release), so
+ * with 4 KiB pages the writer took a page fault every 4 KiB: 40% of a
+ * run's faults, and a fault costs microseconds in a virtual machine
+ * (Documentation/performance.md, "Session 13"). A mapping of 2 MiB or more
+ * is 2 MiB-aligned and asks for transparent huge pages (MADV_HUGEPAGE,
+ * which the kernel's "madvise" setting waits for), one fault per 2 MiB;
+ * where the kernel gives none, 4 KiB pages serve as before.
+ */
+#define TYPES_HUGE (2ul << 20)
+
+/* .types moved to a mapping of at least @n bytes (n > types_cap): 0 or -ENOMEM */
+static int types_remap(struct btf_raw *r, uint64_t n)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	size_t align = n >= TYPES_HUGE ? TYPES_HUGE : page;
+	size_t sz = (n + align - 1) & ~(align - 1), extra = align - page;
+	char *p, *a;
+
+	if (sz > UINT32_MAX)
+		return -ENOMEM;
+	/* @extra more, to cut an aligned @sz out of it */
+	p = mmap(NULL, sz + extra, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return -ENOMEM;
+	a = (char *)(((uintptr_t)p + align - 1) & ~(uintptr_t)(align - 1));
+	if (a > p)
+		munmap(p, (size_t)(a - p));
+	if (p + sz + extra > a + sz)
+		munmap(a + sz, (size_t)(p + sz + extra - (a + sz)));
+	if (align == TYPES_HUGE)
+		madvise(a, sz, MADV_HUGEPAGE); /* a hint: its failure changes nothing */
+	if (r->types) {
+		memcpy(a, r->types, r->types_len);
+		munmap(r->types, r->types_cap);
+	}
+	r->types = a;
+	r->types_cap = (uint32_t)sz;
+	return 0;
+}
+
 /* (an eighth more, exactly: not rounded up to a power of two as d2b_grow would) */
 int btf_raw__reserve(struct btf_raw *r, const struct btf_raw_room *room)
 {
-	if (d2b_reserve(&r->types, &r->types_cap, room->types_len + room->types_len / 8ull, 1) ||
+	uint64_t types = room->types_len + room->types_len / 8ull;
+
+	if ((types > r->types_cap && types_remap(r, types)) ||
 	    d2b_reserve(&r->offs, &r->cap_offs, room->nr_types + room->nr_types / 8ull,
 			sizeof(*r->offs)) ||
 	    d2b_reserve(&r->strs, &r->strs_cap, room->strs_len + room->strs_len / 8ull, 1))
@@ -203,9 +248,11 @@ static const char *str_at(const struct btf_raw *r, uint32_t off)
 /* make room for @sz more bytes of types: 0 or -ENOMEM */
 static __attribute__((noinline)) int types_grow(struct btf_raw *r, uint32_t sz)
 {
-	if ((uint64_t)r->types_len + sz > INT32_MAX)
+	uint64_t need = (uint64_t)r->types_len + sz;
+
+	if (need > INT32_MAX)
 		return -ENOMEM;
-	return d2b_grow(&r->types, &r->types_cap, (uint64_t)r->types_len + sz, 1);
+	return types_remap(r, need > 2ull * r->types_cap ? need : 2ull * r->types_cap);
 }
 
 /* room for @sz more bytes of types; NULL: no memory */
@@ -528,23 +575,21 @@ static void names_zero(struct btf_type *t)
 		*(uint32_t *)(e + (size_t)i * stride) = 0;
 }
 
-#define RELEASE_STEP (1u << 20) /* bytes of records released at a time */
-
 /*
  * The pages of records [*@done, @upto) of @r, copied to libbpf, leave the
- * resident set (their contents are not read again; free() returns the
- * block later), 1 MiB or more at a time: a batch and its copy are not held
- * whole at once. *@done moves to where the release ended.
+ * resident set (their contents are not read again; btf_raw__free unmaps
+ * them later), TYPES_HUGE-aligned, so whole huge pages, at least
+ * TYPES_HUGE at a time: a batch and its copy are not held whole at once.
+ * *@done moves to where the release ended.
  */
 static void types_release(struct btf_raw *r, uint32_t *done, uint32_t upto)
 {
-	uintptr_t page, start, end;
+	uintptr_t start, end;
 
-	if (upto - *done < RELEASE_STEP) /* (called for every record) */
+	if (upto - *done < TYPES_HUGE) /* (called for every record) */
 		return;
-	page = (uintptr_t)sysconf(_SC_PAGESIZE);
-	start = ((uintptr_t)r->types + *done + page - 1) & ~(page - 1);
-	end = ((uintptr_t)r->types + upto) & ~(page - 1);
+	start = ((uintptr_t)r->types + *done + TYPES_HUGE - 1) & ~(TYPES_HUGE - 1);
+	end = ((uintptr_t)r->types + upto) & ~(TYPES_HUGE - 1);
 	if (end <= start)
 		return;
 	madvise((void *)start, end - start, MADV_DONTNEED);
