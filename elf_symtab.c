@@ -9,6 +9,14 @@
  * order, so the table is sorted by msort(), which repeats glibc's qsort
  * exactly, and searched with glibc's bsearch probe sequence.
  *
+ * Most look-ups find nothing (two in three on vmlinux: static functions
+ * inlined everywhere, then their prefix look-up), and each bsearch probe is
+ * a string compare that misses the cache. A look-up can only return a
+ * function whose name, or whose name up to its first '.', is the name
+ * sought (the comparator is strcmp, or strncmp over the prefix when both
+ * prefix lengths are equal), so a hash set of those strings answers "none"
+ * without a probe; the others search as pahole does.
+ *
  * STT_OBJECT symbols go into a hash set of (name, section) for the check
  * pahole makes on variables at section offset 0.
  *
@@ -45,15 +53,77 @@ struct elf_symtab {
 	size_t nr_secs;
 	struct object_sym *objs; /* open addressing on name hash */
 	uint32_t objs_cap;
+	/* every function's name up to its first '.', and its whole name when
+	 * it has one: open addressing, at most half full */
+	struct name_slot *names;
+	uint32_t names_cap;
 };
 
-static uint32_t str_hash(const char *s)
+struct name_slot {
+	uint32_t hash;
+	uint32_t ref; /* 0: free; else funcs[] index + 1, << 1, | 1 for the whole name */
+};
+
+/* FNV-1a of @len bytes (never 0: 0 could not tell a look-up from nothing) */
+static uint32_t mem_hash(const char *s, size_t len)
 {
 	uint32_t h = 2166136261u;
+	size_t i;
 
-	while (*s)
-		h = (h ^ (uint8_t)*s++) * 16777619u;
-	return h;
+	for (i = 0; i < len; i++)
+		h = (h ^ (uint8_t)s[i]) * 16777619u;
+	return h | 1;
+}
+
+/* the function name (or prefix) of @ref is the @len bytes at @s */
+static bool name_slot_is(const struct elf_symtab *es, uint32_t ref, const char *s, size_t len)
+{
+	const struct elf_function *fn = &es->funcs[(ref >> 1) - 1];
+	size_t fn_len = ref & 1 ? fn->prefixlen + strlen(fn->name + fn->prefixlen) : fn->prefixlen;
+
+	return fn_len == len && !memcmp(fn->name, s, len);
+}
+
+/* the slot of the @len bytes at @s, hash @h: theirs or the free one they would take */
+static struct name_slot *name_slot(const struct elf_symtab *es, const char *s, size_t len,
+				   uint32_t h)
+{
+	uint32_t i, mask = es->names_cap - 1;
+
+	for (i = h & mask; es->names[i].ref; i = (i + 1) & mask)
+		if (es->names[i].hash == h && name_slot_is(es, es->names[i].ref, s, len))
+			break;
+	return &es->names[i];
+}
+
+static void names_add(struct elf_symtab *es, uint32_t ref, const char *s, size_t len)
+{
+	uint32_t h = mem_hash(s, len);
+	struct name_slot *slot = name_slot(es, s, len, h);
+
+	if (!slot->ref)
+		*slot = (struct name_slot){ h, ref };
+}
+
+/* the set of names a look-up can match; after the sort */
+static int symtab_index_names(struct elf_symtab *es)
+{
+	uint32_t i;
+
+	es->names_cap = 16;
+	while (es->names_cap < 2 * ((uint64_t)es->nr_funcs + es->suffix_cnt))
+		es->names_cap *= 2;
+	es->names = calloc(es->names_cap, sizeof(*es->names));
+	if (!es->names)
+		return -ENOMEM;
+	for (i = 0; i < es->nr_funcs; i++) {
+		const struct elf_function *fn = &es->funcs[i];
+
+		names_add(es, (i + 1) << 1, fn->name, fn->prefixlen);
+		if (fn->name[fn->prefixlen])
+			names_add(es, (i + 1) << 1 | 1, fn->name, strlen(fn->name));
+	}
+	return 0;
 }
 
 int elf_function__cmp(const struct elf_function *a, const struct elf_function *b)
@@ -139,7 +209,7 @@ static int symtab_add_object(struct elf_symtab *es, const char *name, int shndx)
 {
 	uint32_t h;
 
-	for (h = str_hash(name) & (es->objs_cap - 1); es->objs[h].name;
+	for (h = mem_hash(name, strlen(name)) & (es->objs_cap - 1); es->objs[h].name;
 	     h = (h + 1) & (es->objs_cap - 1))
 		if (es->objs[h].shndx == shndx && !strcmp(es->objs[h].name, name))
 			return 0;
@@ -197,7 +267,10 @@ static int symtab_read_symbols(struct elf_symtab *es, Elf_Scn *scn, GElf_Shdr *s
 			.prefixlen = dot ? (size_t)(dot - name) : strlen(name),
 		};
 	}
-	return msort(es->funcs, es->nr_funcs, sizeof(*es->funcs), functions_cmp);
+	if (es->nr_funcs >= 1u << 28) /* (the name set's size stays a uint32_t) */
+		return -E2BIG;
+	return msort(es->funcs, es->nr_funcs, sizeof(*es->funcs), functions_cmp)
+		       ?: symtab_index_names(es);
 }
 
 #define BTF_SET8_KFUNCS (1u << 0)
@@ -362,6 +435,7 @@ void elf_symtab__free(struct elf_symtab *es)
 	free(es->funcs);
 	free(es->secs);
 	free(es->objs);
+	free(es->names);
 	if (es->elf)
 		elf_end(es->elf);
 	if (es->fd >= 0)
@@ -383,7 +457,10 @@ struct elf_function *elf_symtab__find_function(struct elf_symtab *es, const char
 					       size_t prefixlen)
 {
 	struct elf_function key = { .name = name, .prefixlen = prefixlen };
+	size_t len = strlen(name);
 
+	if (!name_slot(es, name, len, mem_hash(name, len))->ref)
+		return NULL;
 	return msort_bsearch(&key, es->funcs, es->nr_funcs, sizeof(key), functions_cmp);
 }
 
@@ -416,7 +493,7 @@ bool elf_symtab__has_object(const struct elf_symtab *es, const char *name, int s
 {
 	uint32_t h;
 
-	for (h = str_hash(name) & (es->objs_cap - 1); es->objs[h].name;
+	for (h = mem_hash(name, strlen(name)) & (es->objs_cap - 1); es->objs[h].name;
 	     h = (h + 1) & (es->objs_cap - 1))
 		if (es->objs[h].shndx == shndx && !strcmp(es->objs[h].name, name))
 			return true;
