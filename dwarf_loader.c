@@ -591,33 +591,26 @@ static void section_release(struct mapped_section *ms, uint64_t to)
 }
 
 /*
- * Every unit header of @secs' "info" section (@name in messages) into
- * *@units; @ms: release that section's pages as it goes, or NULL.
+ * The unit header at *@off of @secs' "info" section (@name in messages)
+ * appended to *@units (room for *@cap), *@off moved past the unit: 1, 0 at
+ * the end of the section, or -errno (reported).
  */
-static int units_read(struct dwarf_loader *dl, const struct dr_sections *secs, const char *name,
-		      struct mapped_section *ms, struct dr_unit **units, unsigned int *nr)
+static int unit_read(struct dwarf_loader *dl, const struct dr_sections *secs, const char *name,
+		     uint64_t *off, struct dr_unit **units, unsigned int *nr, uint32_t *cap)
 {
-	uint64_t off = 0;
-	uint32_t cap = 0;
+	uint64_t at = *off;
+	struct dr_unit u;
 	int ret;
 
-	for (;;) {
-		struct dr_unit u;
-		uint64_t at = off;
-
-		ret = dr_unit__next(secs, &off, &u);
-		if (!ret)
-			return 0;
-		if (ret < 0) {
-			pr_warn("%s: %s: bad unit header at offset %#" PRIx64 "\n", dl->path, name, at);
-			return ret;
-		}
-		if (d2b_grow(units, &cap, (uint64_t)*nr + 1, sizeof(**units)))
-			return -ENOMEM;
-		(*units)[(*nr)++] = u;
-		if (ms && at > ms->released + INDEX_RELEASE_STEP)
-			section_release(ms, at);
-	}
+	ret = dr_unit__next(secs, off, &u);
+	if (ret < 0)
+		pr_warn("%s: %s: bad unit header at offset %#" PRIx64 "\n", dl->path, name, at);
+	if (ret <= 0)
+		return ret;
+	if (d2b_grow(units, cap, (uint64_t)*nr + 1, sizeof(**units)))
+		return -ENOMEM;
+	(*units)[(*nr)++] = u;
+	return 1;
 }
 
 /*
@@ -627,15 +620,18 @@ static int units_read(struct dwarf_loader *dl, const struct dr_sections *secs, c
  */
 static int loader_index_type_units(struct dwarf_loader *dl)
 {
+	uint64_t off = 0;
 	uint32_t cap = 0;
 	unsigned int i;
 	int ret;
 
 	if (dl->types_secs.info.data) {
-		ret = units_read(dl, &dl->types_secs, ".debug_types", NULL, &dl->tunits,
-				 &dl->nr_tunits);
+		while ((ret = unit_read(dl, &dl->types_secs, ".debug_types", &off, &dl->tunits,
+					&dl->nr_tunits, &cap)) > 0)
+			;
 		if (ret)
 			return ret;
+		cap = 0;
 	}
 	for (i = 0; i < dl->nr_cus + dl->nr_tunits; i++) {
 		bool in_types = i >= dl->nr_cus;
@@ -662,61 +658,71 @@ static int loader_index_type_units(struct dwarf_loader *dl)
 	return msort(dl->sigs, dl->nr_sigs, sizeof(*dl->sigs), type_unit_cmp);
 }
 
-static int loader_index_units(struct dwarf_loader *dl)
+/* is unit @i (a compile unit) left out: not a DW_TAG_compile_unit, or --lang_exclude? */
+static int unit_excluded(struct dwarf_loader *dl, unsigned int i, bool *excluded)
 {
-	unsigned int i;
+	const struct dr_attr *a;
+	struct dr_die *die;
+	struct dr_cu cu;
+	uint64_t lang;
 	int ret;
 
-	ret = units_read(dl, &dl->secs, ".debug_info", &dl->rel_info, &dl->units, &dl->nr_cus);
-	if (ret)
-		return ret;
-	dl->rel_info.released = 0; /* the unit DIEs next, from the start */
-	dl->cu_excluded = calloc(dl->nr_cus ? dl->nr_cus : 1, sizeof(bool));
-	dl->load_errs = calloc(dl->nr_cus ? dl->nr_cus : 1, sizeof(*dl->load_errs));
-	if (!dl->cu_excluded || !dl->load_errs)
-		return -ENOMEM;
-	ret = loader_index_type_units(dl);
-	if (ret)
-		return ret;
-	for (i = 0; i < dl->nr_cus; i++) {
-		struct dr_cu cu;
-		struct dr_die *die;
-		const struct dr_attr *a;
-		uint64_t lang;
+	ret = dr_cu__init_root(&cu, &dl->secs, &dl->units[i]);
+	die = malloc(sizeof(*die));
+	if (!ret && !die)
+		ret = -ENOMEM;
+	if (!ret && dr_die__at(&cu, dl->units[i].die_off, die) != 1)
+		ret = -EINVAL;
+	if (ret) {
+		pr_warn("%s: CU %#" PRIx64 ": bad unit DIE or abbreviations\n", dl->path,
+			dl->units[i].die_off);
+	} else if (die->ab->tag != DW_TAG_compile_unit) {
+		*excluded = true;
+	} else if (dl->conf->lang_exclude && (a = dr_die__attr(die, DW_AT_language)) &&
+		   !dr_attr__udata(&cu, a, &lang)) {
+		*excluded = lang_excluded(dl->conf->lang_exclude, (int)lang);
+	}
+	free(die);
+	dr_cu__release(&cu);
+	return ret;
+}
 
-		if (dl->units[i].unit_type != DW_UT_compile) {
+/*
+ * Every unit header of .debug_info, and each compile unit's unit DIE read
+ * right after its header, while the page is mapped (a second pass over the
+ * headers took the same page faults again); then the type units.
+ */
+static int loader_index_units(struct dwarf_loader *dl)
+{
+	uint32_t cap = 0, cap_excluded = 0;
+	uint64_t off = 0;
+	int ret;
+
+	while ((ret = unit_read(dl, &dl->secs, ".debug_info", &off, &dl->units, &dl->nr_cus,
+				&cap)) > 0) {
+		unsigned int i = dl->nr_cus - 1;
+
+		if (d2b_grow(&dl->cu_excluded, &cap_excluded, dl->nr_cus, sizeof(bool)))
+			return -ENOMEM;
+		dl->cu_excluded[i] = false;
+		if (dl->units[i].unit_type != DW_UT_compile)
 			dl->cu_excluded[i] = true; /* partial, skeleton, type units */
-			continue;
-		}
-		ret = dr_cu__init_root(&cu, &dl->secs, &dl->units[i]);
-		die = malloc(sizeof(*die));
-		if (!ret && !die)
-			ret = -ENOMEM;
-		if (!ret && dr_die__at(&cu, dl->units[i].die_off, die) != 1)
-			ret = -EINVAL;
-		if (ret) {
-			pr_warn("%s: CU %#" PRIx64 ": bad unit DIE or abbreviations\n", dl->path,
-				dl->units[i].die_off);
-			free(die);
-			dr_cu__release(&cu);
+		else if ((ret = unit_excluded(dl, i, &dl->cu_excluded[i])))
 			return ret;
-		}
 		/* a few MiB at a time: the index reads only the units' first bytes */
 		if (dl->units[i].off > dl->rel_info.released + INDEX_RELEASE_STEP)
 			section_release(&dl->rel_info, dl->units[i].off);
-		if (die->ab->tag != DW_TAG_compile_unit)
-			dl->cu_excluded[i] = true;
-		else if (dl->conf->lang_exclude && (a = dr_die__attr(die, DW_AT_language)) &&
-			 !dr_attr__udata(&cu, a, &lang) && lang_excluded(dl->conf->lang_exclude, (int)lang))
-			dl->cu_excluded[i] = true;
-		free(die);
-		dr_cu__release(&cu);
 	}
+	if (ret)
+		return ret;
 	/* the rest too: the kernel mapped the pages around every header read,
 	 * and they can go until a worker reads the unit */
 	section_release(&dl->rel_info, dl->secs.info.size);
 	dl->rel_info.released = 0; /* from the start again, unit by unit */
-	return 0;
+	dl->load_errs = calloc(dl->nr_cus ? dl->nr_cus : 1, sizeof(*dl->load_errs));
+	if (!dl->load_errs)
+		return -ENOMEM;
+	return loader_index_type_units(dl);
 }
 
 struct dwarf_loader *dwarf_loader__new(const char *path, const struct d2b_conf *conf, int *err)
