@@ -44,9 +44,11 @@ struct btf_raw_room {
 void btf_raw__room(const struct btf_raw *r, struct btf_raw_room *room);
 /*
  * Make room for @room and an eighth more at once, rather than growing by
- * doubling as types are added: each doubling copies the array into new
- * memory, whose pages fault in, and the last can pass malloc's mmap
- * threshold (a mapping of its own, new pages every time). 0 or -ENOMEM.
+ * doubling as types are added: each doubling copies the arrays into new
+ * memory, whose pages fault in (the type records have a mapping of their
+ * own, in huge pages where the kernel gives them; the other arrays come
+ * from malloc, and one past its mmap threshold would be new pages every
+ * time). 0 or -ENOMEM.
  */
 int btf_raw__reserve(struct btf_raw *r, const struct btf_raw_room *room);
 
