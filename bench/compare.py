@@ -1,0 +1,86 @@
+#!/usr/bin/env python3
+"""compare.py - dwarf2btf binaries already built, or one binary under
+different environment settings, run round-robin on a real kernel: median
+wall time, CPU time (user + sys), system time, peak RSS and minor page
+faults per build and -j, as a Markdown table on standard output. Every
+output is compared with the first build's; a difference stops the run.
+
+Usage: python3 bench/compare.py [--runs N] [--jobs "1 2"] [--kernel 6.1|6.12]
+                                LABEL=[NAME=VALUE,...:]BINARY ...
+
+  e.g. python3 bench/compare.py --runs 7 --jobs "1 2 4" \\
+           old=/tmp/old/dwarf2btf new=build/dwarf2btf \\
+           thp=GLIBC_TUNABLES=glibc.malloc.hugetlb=1:build/dwarf2btf
+
+bench/tune.sh builds revisions or compile-time values itself; this is for
+builds made by hand (scratch changes) and for environment settings. Not a
+test: it asserts no timing.
+"""
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+FLAGS = ["--btf_features=encode_force,var,float,enum64,decl_tag,type_tag,"
+         "optimized_func,consistent_func,decl_tag_kfuncs", "--lang_exclude=rust"]
+
+
+def parse_build(arg):
+    label, rest = arg.split("=", 1)
+    env, binary = ("", rest)
+    if ":" in rest:
+        env, binary = rest.rsplit(":", 1)
+    settings = dict(kv.split("=", 1) for kv in env.split(",") if kv)
+    return label, settings, binary
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--jobs", default="1 2")
+    ap.add_argument("--kernel", default="6.1")
+    ap.add_argument("builds", nargs="+")
+    a = ap.parse_args()
+    cache = os.environ.get("DWARF2BTF_CACHE", "/var/cache/dwarf2btf")
+    vmlinux = os.path.join(cache, "linux-" + a.kernel, "vmlinux")
+    builds = [parse_build(b) for b in a.builds]
+    jobs = a.jobs.split()
+    res = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for _ in range(a.runs):
+            for j in jobs:
+                for k, (label, settings, binary) in enumerate(builds):
+                    out = os.path.join(tmp, "%d-%s.btf" % (k, j))
+                    env = dict(os.environ, **settings)
+                    t0 = time.monotonic()
+                    p = subprocess.Popen([binary, "-J", "-j" + j] + FLAGS +
+                                         ["--btf_encode_detached=" + out, vmlinux], env=env)
+                    _, status, ru = os.wait4(p.pid, 0)
+                    wall = time.monotonic() - t0
+                    if status:
+                        sys.exit("compare.py: %s -j%s failed (status %#x)" % (label, j, status))
+                    res.setdefault((k, j), []).append(
+                        (wall, ru.ru_utime + ru.ru_stime, ru.ru_stime, ru.ru_maxrss / 1024,
+                         ru.ru_minflt))
+                    with open(out, "rb") as f, open(os.path.join(tmp, "0-%s.btf" % j), "rb") as g:
+                        if f.read() != g.read():
+                            sys.exit("compare.py: %s -j%s: output differs from %s's"
+                                     % (label, j, builds[0][0]))
+    print("Command: `python3 bench/compare.py %s` (%s, %d CPUs, kernel %s, %d runs, medians;"
+          " every output identical to %s's)" % (" ".join(sys.argv[1:]), time.strftime("%Y-%m-%d"),
+                                              os.cpu_count(), a.kernel, a.runs, builds[0][0]))
+    print()
+    print("| build | -j | wall s | CPU s | sys s | peak RSS MiB | minor faults |")
+    print("|---|--:|--:|--:|--:|--:|--:|")
+    for j in jobs:
+        for k, (label, _, _) in enumerate(builds):
+            m = [statistics.median(r[i] for r in res[(k, j)]) for i in range(5)]
+            print("| %s | %s | %.2f | %.2f | %.2f | %.1f | %d |" % (label, j, *m[:4], m[4]))
+
+
+if __name__ == "__main__":
+    main()
