@@ -92,38 +92,24 @@ void btf_raw__room(const struct btf_raw *r, struct btf_raw_room *room)
 }
 
 /*
- * The type records have a mapping of their own. A vmlinux batch writes 5-6
- * MiB of them into memory the batch before gave back (types_release), so
- * with 4 KiB pages the writer took a page fault every 4 KiB: 40% of a
- * run's faults, and a fault costs microseconds in a virtual machine
- * (Documentation/performance.md, "Session 13"). A mapping of 2 MiB or more
- * is 2 MiB-aligned and asks for transparent huge pages (MADV_HUGEPAGE,
- * which the kernel's "madvise" setting waits for), one fault per 2 MiB;
- * where the kernel gives none, 4 KiB pages serve as before.
+ * The type records have a mapping of their own (d2b_map: in huge pages
+ * where the kernel gives them). A vmlinux batch writes 5-6 MiB of them
+ * into memory the batch before gave back (types_release), and with 4 KiB
+ * pages the writer took a page fault every 4 KiB: 40% of a run's faults
+ * (Documentation/performance.md, "Session 13").
  */
-#define TYPES_HUGE (2ul << 20)
 
 /* .types moved to a mapping of at least @n bytes (n > types_cap): 0 or -ENOMEM */
 static int types_remap(struct btf_raw *r, uint64_t n)
 {
-	size_t page = (size_t)sysconf(_SC_PAGESIZE);
-	size_t align = n >= TYPES_HUGE ? TYPES_HUGE : page;
-	size_t sz = (n + align - 1) & ~(align - 1), extra = align - page;
-	char *p, *a;
+	size_t sz;
+	char *a;
 
-	if (sz > UINT32_MAX)
+	if (n > UINT32_MAX - D2B_HUGE) /* (rounded up, its size stays a uint32_t) */
 		return -ENOMEM;
-	/* @extra more, to cut an aligned @sz out of it */
-	p = mmap(NULL, sz + extra, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (p == MAP_FAILED)
+	a = d2b_map(n, &sz);
+	if (!a)
 		return -ENOMEM;
-	a = (char *)(((uintptr_t)p + align - 1) & ~(uintptr_t)(align - 1));
-	if (a > p)
-		munmap(p, (size_t)(a - p));
-	if (p + sz + extra > a + sz)
-		munmap(a + sz, (size_t)(p + sz + extra - (a + sz)));
-	if (align == TYPES_HUGE)
-		madvise(a, sz, MADV_HUGEPAGE); /* a hint: its failure changes nothing */
 	if (r->types) {
 		memcpy(a, r->types, r->types_len);
 		munmap(r->types, r->types_cap);
@@ -578,18 +564,18 @@ static void names_zero(struct btf_type *t)
 /*
  * The pages of records [*@done, @upto) of @r, copied to libbpf, leave the
  * resident set (their contents are not read again; btf_raw__free unmaps
- * them later), TYPES_HUGE-aligned, so whole huge pages, at least
- * TYPES_HUGE at a time: a batch and its copy are not held whole at once.
+ * them later), D2B_HUGE-aligned, so whole huge pages, at least
+ * D2B_HUGE at a time: a batch and its copy are not held whole at once.
  * *@done moves to where the release ended.
  */
 static void types_release(struct btf_raw *r, uint32_t *done, uint32_t upto)
 {
 	uintptr_t start, end;
 
-	if (upto - *done < TYPES_HUGE) /* (called for every record) */
+	if (upto - *done < D2B_HUGE) /* (called for every record) */
 		return;
-	start = ((uintptr_t)r->types + *done + TYPES_HUGE - 1) & ~(TYPES_HUGE - 1);
-	end = ((uintptr_t)r->types + upto) & ~(TYPES_HUGE - 1);
+	start = ((uintptr_t)r->types + *done + D2B_HUGE - 1) & ~(D2B_HUGE - 1);
+	end = ((uintptr_t)r->types + upto) & ~(D2B_HUGE - 1);
 	if (end <= start)
 		return;
 	madvise((void *)start, end - start, MADV_DONTNEED);

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * d2b_util - the few helpers every module shares: diagnostics on stderr, one
- * overflow-checked growth helper for arrays, the helper threads' nice, and a
- * clock in seconds for -V.
+ * overflow-checked growth helper for arrays, big buffers in huge pages, the
+ * helper threads' nice, and a clock in seconds for -V.
  */
 #ifndef D2B_UTIL_H
 #define D2B_UTIL_H
@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -58,6 +59,41 @@ static inline int d2b_grow(void *arr, uint32_t *cap, uint64_t need, size_t elem_
 	while (new_cap < need)
 		new_cap *= 2;
 	return d2b_reserve(arr, cap, new_cap, elem_sz);
+}
+
+/*
+ * An anonymous mapping of at least @n bytes (*@sz: its size), for a buffer
+ * written afresh again and again: from D2B_HUGE up it is D2B_HUGE-aligned
+ * and asks for transparent huge pages (MADV_HUGEPAGE, which the kernel's
+ * "madvise" setting waits for), so that its pages fault in 2 MiB at a time
+ * rather than 4 KiB (a fault costs microseconds in a virtual machine:
+ * Documentation/performance.md, "Session 13"); where the kernel gives none,
+ * or below D2B_HUGE, whole pages. NULL if mmap fails.
+ */
+#define D2B_HUGE (2ul << 20)
+
+static inline void *d2b_map(size_t n, size_t *sz)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	size_t align = n >= D2B_HUGE ? D2B_HUGE : page, extra = align - page;
+	char *p, *a;
+
+	if (n > SIZE_MAX - 2 * D2B_HUGE)
+		return NULL;
+	*sz = (n + align - 1) & ~(align - 1);
+	/* @extra more, to cut an aligned *@sz out of it */
+	p = (char *)mmap(NULL, *sz + extra, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1,
+			 0);
+	if (p == MAP_FAILED)
+		return NULL;
+	a = (char *)(((uintptr_t)p + align - 1) & ~(uintptr_t)(align - 1));
+	if (a > p)
+		munmap(p, (size_t)(a - p));
+	if (p + *sz + extra > a + *sz)
+		munmap(a + *sz, (size_t)(p + *sz + extra - (a + *sz)));
+	if (align == D2B_HUGE)
+		madvise(a, *sz, MADV_HUGEPAGE); /* a hint: its failure changes nothing */
+	return a;
 }
 
 /*
