@@ -11,11 +11,16 @@
  * dwarf_loader__load_cu() runs on worker threads, one unit per call, with a
  * struct dr_cu of its own: it walks that unit's DIE tree in one sequential
  * pass and only follows intra-unit references. No libdw; the one shared
- * mutable thing is the list of idle loaders (struct cu_loader, under
- * dl->idle_lock), which keeps a worker's buffers from one unit to the next:
- * any number of units can load concurrently. A unit is built in its
- * loader's buffers, then copied out as one block of its exact size
- * (cu_pack), since it may wait in the emit window for a while.
+ * mutable things are the list of idle loaders (struct cu_loader, under
+ * dl->idle_lock), which keeps a worker's buffers from one unit to the next,
+ * and the units' ring (unit_ring, locked inside): any number of units can
+ * load concurrently. A unit is built in its loader's buffers, then copied
+ * out as one block of its exact size (cu_pack), since it may wait in the
+ * emit window for a while: into the ring every worker shares, where units
+ * follow one another and their space comes back in unit order as the
+ * writer frees them, so that the memory they take follows the window, not
+ * the number of workers (each one's malloc arena kept its own high-water
+ * mark of them).
  *
  * Memory: the encoder's writer thread calls dwarf_loader__release_cu() for
  * each unit it is done with, in unit order, which drops the pages of the debug sections that unit read
@@ -56,6 +61,7 @@
 #include "dwarf_reader.h"
 #include "elf_symtab.h"
 #include "msort.h"
+#include "unit_ring.h"
 
 #ifndef DW_TAG_LLVM_annotation
 #define DW_TAG_LLVM_annotation 0x6000
@@ -111,7 +117,23 @@ struct dwarf_loader {
 	/* loaders between units, kept for their buffers (loader_take) */
 	pthread_mutex_t idle_lock;
 	struct cu_loader *idle; /* under idle_lock */
+	/* the loaded units' blocks (cu_pack), or NULL: malloc's (locked inside) */
+	struct unit_ring *ring;
 };
+
+/*
+ * The units' ring has RING_UNIT_BYTES for each unit the window lets the
+ * workers load ahead and for RING_SLACK_UNITS more, those emitted and not
+ * yet written (the encoder's writer slots, the one being encoded); a unit
+ * that finds no room then comes from malloc. Chosen by measurement
+ * (Documentation/performance.md, "Session 13").
+ */
+#ifndef RING_UNIT_BYTES /* bench/tune.sh --define builds with others */
+#define RING_UNIT_BYTES (256u << 10)
+#endif
+#ifndef RING_SLACK_UNITS
+#define RING_SLACK_UNITS 8
+#endif
 
 static void loaders_free(struct dwarf_loader *dl);
 
@@ -776,6 +798,12 @@ struct dwarf_loader *dwarf_loader__new(const char *path, const struct d2b_conf *
 	section_map_init(&dl->rel_abbrev, &dl->secs.abbrev);
 	section_map_init(&dl->rel_loc, &dl->secs.loc);
 	section_map_init(&dl->rel_loclists, &dl->secs.loclists);
+	/* (the one merged CU keeps its arrays apart; without a ring, malloc serves) */
+	if (!dl->merged) {
+		size_t units = (size_t)(conf->window ? conf->window : 1) + RING_SLACK_UNITS;
+
+		dl->ring = unit_ring__new(units * RING_UNIT_BYTES);
+	}
 	return dl;
 
 out_free:
@@ -804,6 +832,7 @@ void dwarf_loader__free(struct dwarf_loader *dl)
 	free(dl->load_errs);
 	loaders_free(dl);
 	pthread_mutex_destroy(&dl->idle_lock);
+	unit_ring__free(dl->ring);
 	free(dl);
 }
 
@@ -2473,7 +2502,8 @@ static void *cu_pack_place(char **p, const void *src, size_t bytes)
  * The CU built in l->work, as a struct cu of its own. Loaded units wait in
  * the emit window, so each is copied out at its exact size into one block
  * (the struct, then its arrays): the worker's buffers grow once, and units
- * come and go from the malloc arena as single blocks. The one merged CU of
+ * come and go from the units' ring (or, with no room there, from malloc)
+ * as single blocks. The one merged CU of
  * an LTO kernel, which can be hundreds of MiB, is not held twice: it takes
  * the buffers themselves.
  */
@@ -2491,6 +2521,7 @@ static int cu_pack(struct cu_loader *l, struct cu **cup)
 		(size_t)w->nr_scc_words * sizeof(*w->sccs), /* last: 4-byte items */
 	};
 	size_t total = sizeof(*cu);
+	void *ring;
 	char *p;
 	int i;
 
@@ -2516,10 +2547,12 @@ static int cu_pack(struct cu_loader *l, struct cu **cup)
 	}
 	for (i = 0; i < 8; i++)
 		total += bytes[i];
-	cu = malloc(total);
+	ring = l->dl->ring ? unit_ring__alloc(l->dl->ring, total) : NULL;
+	cu = ring ? ring : malloc(total);
 	if (!cu)
 		return -ENOMEM;
 	*cu = *w;
+	cu->ring = ring ? l->dl->ring : NULL;
 	p = (char *)(cu + 1);
 	cu->types = cu_pack_place(&p, w->types, bytes[0]);
 	cu->members = cu_pack_place(&p, w->members, bytes[1]);
@@ -2670,6 +2703,12 @@ void cu__free(struct cu *cu)
 		return;
 	if (cu->own_arrays)
 		cu_arrays_free(cu);
-	free(cu->scc_descs);
-	free(cu);
+	if (unit_ring__owns(cu->ring, cu->scc_descs))
+		unit_ring__release(cu->ring, cu->scc_descs);
+	else
+		free(cu->scc_descs);
+	if (cu->ring)
+		unit_ring__release(cu->ring, cu);
+	else
+		free(cu);
 }

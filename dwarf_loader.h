@@ -129,6 +129,8 @@ struct cu_var {
 	uint64_t die_off;
 };
 
+struct unit_ring;
+
 struct cu {
 	unsigned int id;
 	uint64_t off; /* CU offset in .debug_info */
@@ -159,13 +161,16 @@ struct cu {
 	 */
 	uint32_t *sccs;
 	uint32_t nr_scc_words;
-	/* their descriptions, made on the worker (type_dups__describe_cu) */
+	/* their descriptions, made on the worker (type_dups__describe_cu): in
+	 * .ring if it owns them, else malloc'ed */
 	uint32_t *scc_descs;
 	uint32_t nr_scc_desc_words;
 	/* how far the unit read .debug_loc [0] and .debug_loclists [1] */
 	uint64_t loc_end[2];
 	/* the arrays are allocated apart, not in the struct's own block */
 	bool own_arrays;
+	/* the block is this ring's, not malloc's (dwarf_loader.c, cu_pack) */
+	struct unit_ring *ring;
 };
 
 /*

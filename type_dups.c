@@ -68,7 +68,9 @@
  *
  * One thread (the collector) uses a struct type_dups; no locking.
  * type_dups__describe_cu() reads only its unit and writes only its
- * scc_descs, on the worker that loaded it, before the unit is handed over.
+ * scc_descs, on the worker that loaded it, before the unit is handed over;
+ * they go into the unit's ring when it has one and there is room (see
+ * dwarf_loader.c), else they come from malloc.
  */
 #include <dwarf.h>
 #include <stdbool.h>
@@ -78,6 +80,7 @@
 #include "d2b_util.h"
 #include "dwarf_loader.h"
 #include "type_dups.h"
+#include "unit_ring.h"
 
 struct pending {
 	uint32_t scc; /* the component's place in cu->sccs */
@@ -447,10 +450,15 @@ int type_dups__describe_cu(struct cu *cu, const char *str_lo, const char *str_hi
 		memcpy(d.w + d.nr, d.patches, d.nr_patches * sizeof(*d.w));
 		d.nr += d.nr_patches;
 	}
-	/* the unit waits in the window: keep only what it needs */
-	cu->scc_descs = realloc(d.w, (size_t)d.nr * sizeof(*d.w)) ?: d.w;
+	/* the unit waits in the window: keep only what it needs, with it in its ring if it can */
+	cu->scc_descs = cu->ring ? unit_ring__alloc(cu->ring, (size_t)d.nr * sizeof(*d.w)) : NULL;
+	if (cu->scc_descs) {
+		memcpy(cu->scc_descs, d.w, (size_t)d.nr * sizeof(*d.w));
+	} else {
+		cu->scc_descs = realloc(d.w, (size_t)d.nr * sizeof(*d.w)) ?: d.w;
+		d.w = NULL;
+	}
 	cu->nr_scc_desc_words = d.nr;
-	d.w = NULL;
 	err = 0;
 out:
 	free(d.w);

@@ -29,6 +29,9 @@
 #                           (dwarves_emit_ordered.h)
 #   D2B_MMAP_THRESHOLD      malloc's mmap threshold (encode_pipeline.c;
 #                           0: glibc's default)
+#   RING_UNIT_BYTES, RING_SLACK_UNITS
+#                           the units' ring: bytes per unit of the window,
+#                           and units beyond it (dwarf_loader.c)
 #   BTF_BATCH_DEDUPS, BTF_BATCH_DEDUPS_MAX, BTF_BATCH_JOBS_PER_DEDUP
 #                           batch dedups at once: at least, at most, and
 #                           -j per dedup in between (btf_batches.h)
