@@ -867,6 +867,9 @@ void dwarf_loader__end_loads(struct dwarf_loader *dl)
 	pthread_mutex_lock(&dl->idle_lock);
 	loaders_free(dl);
 	pthread_mutex_unlock(&dl->idle_lock);
+	/* every unit was written and freed: the ring's pages go too */
+	unit_ring__free(dl->ring);
+	dl->ring = NULL;
 }
 
 void dwarf_loader__str_section(const struct dwarf_loader *dl, const char **data, size_t *size)
@@ -2553,6 +2556,7 @@ static int cu_pack(struct cu_loader *l, struct cu **cup)
 		return -ENOMEM;
 	*cu = *w;
 	cu->ring = ring ? l->dl->ring : NULL;
+	cu->bytes = total;
 	p = (char *)(cu + 1);
 	cu->types = cu_pack_place(&p, w->types, bytes[0]);
 	cu->members = cu_pack_place(&p, w->members, bytes[1]);

@@ -171,6 +171,7 @@ struct cu {
 	bool own_arrays;
 	/* the block is this ring's, not malloc's (dwarf_loader.c, cu_pack) */
 	struct unit_ring *ring;
+	size_t bytes; /* the block's size: the struct and its arrays */
 };
 
 /*
@@ -233,8 +234,9 @@ dwarf_loader__keep_err(struct dwarf_loader *dl, unsigned int id, const char *fmt
 void dwarf_loader__report(const struct dwarf_loader *dl, unsigned int id);
 
 /*
- * No dwarf_loader__load_cu() runs or will: the buffers kept for the next
- * unit (one set per worker) go now rather than with the loader.
+ * No dwarf_loader__load_cu() runs or will, and every unit it loaded was
+ * freed: the buffers kept for the next unit (one set per worker) and the
+ * units' ring go now rather than with the loader.
  */
 void dwarf_loader__end_loads(struct dwarf_loader *dl);
 

@@ -16,8 +16,9 @@
  *
  * The ring is a d2b_map() mapping: huge pages where the kernel gives them,
  * faulted in once and then used again and again. Under AddressSanitizer
- * everything but the blocks out is poisoned, so that a unit read or
- * written past its end is reported as a malloc'ed one would be.
+ * everything but the blocks out is poisoned, headers included (unpoisoned
+ * only while the lock holder reads or writes one), so that a unit read or
+ * written past either end is reported as a malloc'ed one would be.
  *
  * Locking: .lock covers head, tail, used and the headers; a block's bytes
  * belong to whoever holds it.
@@ -86,14 +87,25 @@ void unit_ring__free(struct unit_ring *ur)
 	free(ur);
 }
 
-/* a header at offset @at (ur->lock held) */
-static struct ring_hdr *hdr_at(struct unit_ring *ur, size_t at, uint64_t size, uint64_t out)
+/* write the header at offset @at (ur->lock held) */
+static void hdr_put(struct unit_ring *ur, size_t at, uint64_t size, uint64_t out)
 {
 	struct ring_hdr *h = (struct ring_hdr *)(ur->base + at);
 
 	RING_UNPOISON(h, sizeof(*h));
 	*h = (struct ring_hdr){ size, out };
-	return h;
+	RING_POISON(h, sizeof(*h));
+}
+
+/* read the header at @h (ur->lock held) */
+static struct ring_hdr hdr_get(const struct ring_hdr *h)
+{
+	struct ring_hdr v;
+
+	RING_UNPOISON(h, sizeof(*h));
+	v = *h;
+	RING_POISON(h, sizeof(*h));
+	return v;
 }
 
 void *unit_ring__alloc(struct unit_ring *ur, size_t n)
@@ -115,7 +127,7 @@ void *unit_ring__alloc(struct unit_ring *ur, size_t n)
 			at = ur->tail;
 		} else if (ur->head >= need) {
 			pad = ur->cap - ur->tail;
-			hdr_at(ur, ur->tail, pad, 0);
+			hdr_put(ur, ur->tail, pad, 0);
 			at = 0;
 		} else {
 			goto out;
@@ -125,7 +137,7 @@ void *unit_ring__alloc(struct unit_ring *ur, size_t n)
 	} else {
 		goto out;
 	}
-	hdr_at(ur, at, need, 1);
+	hdr_put(ur, at, need, 1);
 	ur->tail = at + need == ur->cap ? 0 : at + need;
 	ur->used += pad + need;
 	p = ur->base + at + sizeof(struct ring_hdr);
@@ -135,27 +147,31 @@ out:
 	return p;
 }
 
+/* (by its header: a block of 0 bytes can start at the ring's very end) */
 bool unit_ring__owns(const struct unit_ring *ur, const void *p)
 {
-	return ur && (const char *)p >= ur->base && (const char *)p < ur->base + ur->cap;
+	uintptr_t h = (uintptr_t)p - sizeof(struct ring_hdr);
+
+	return ur && h >= (uintptr_t)ur->base && h < (uintptr_t)ur->base + ur->cap;
 }
 
 void unit_ring__release(struct unit_ring *ur, void *p)
 {
-	struct ring_hdr *h = (struct ring_hdr *)p - 1;
+	size_t at = (size_t)((char *)p - ur->base) - sizeof(struct ring_hdr);
+	struct ring_hdr h;
 
 	pthread_mutex_lock(&ur->lock);
-	RING_POISON(p, h->size - sizeof(*h));
-	h->out = 0;
+	h = hdr_get((struct ring_hdr *)(ur->base + at));
+	RING_POISON(p, h.size - sizeof(h));
+	hdr_put(ur, at, h.size, 0);
 	while (ur->used) {
-		h = (struct ring_hdr *)(ur->base + ur->head);
-		if (h->out)
+		h = hdr_get((struct ring_hdr *)(ur->base + ur->head));
+		if (h.out)
 			break;
-		ur->used -= h->size;
-		ur->head += h->size;
+		ur->used -= h.size;
+		ur->head += h.size;
 		if (ur->head == ur->cap)
 			ur->head = 0;
-		RING_POISON(h, sizeof(*h));
 	}
 	if (!ur->used)
 		ur->head = ur->tail = 0;

@@ -791,15 +791,17 @@ if [ -r "$VMLINUX" ]; then
 	# it takes on this machine and build (a fixed delay outlived the run
 	# once it got faster, and would end too soon under a sanitizer)
 	t0=$(date +%s%N)
-	"$D2B" -j2 --btf_encode_detached="$d/whole.btf" "$VMLINUX" 2>"$work/stderr" ||
-		tally_fail "signals on vmlinux: the run to time failed: $(one_line "$work/stderr")"
-	half=$(awk -v ns=$(($(date +%s%N) - t0)) 'BEGIN { printf "%.2f", ns / 2e9 }')
-	rm -f "$d/whole.btf"
-	sig_case "SIGINT (^C) detached, vmlinux, halfway ($half s)" INT "$half" "$VMLINUX" "$d/out.btf" -j2
-	sig_case "SIGTERM detached, vmlinux, halfway ($half s)" TERM "$half" "$VMLINUX" "$d/out.btf" -j2
-	cp "$VMLINUX" "$d/vmlinux"
-	sig_case "SIGINT (^C) in place, vmlinux, halfway ($half s)" INT "$half" "$d/vmlinux" "" -j2
-	sig_case "SIGTERM in place, vmlinux, halfway ($half s)" TERM "$half" "$d/vmlinux" "" -j2
+	if "$D2B" -j2 --btf_encode_detached="$d/whole.btf" "$VMLINUX" 2>"$work/stderr"; then
+		half=$(awk -v ns=$(($(date +%s%N) - t0)) 'BEGIN { printf "%.2f", ns / 2e9 }')
+		rm -f "$d/whole.btf"
+		sig_case "SIGINT (^C) detached, vmlinux, halfway ($half s)" INT "$half" "$VMLINUX" "$d/out.btf" -j2
+		sig_case "SIGTERM detached, vmlinux, halfway ($half s)" TERM "$half" "$VMLINUX" "$d/out.btf" -j2
+		cp "$VMLINUX" "$d/vmlinux"
+		sig_case "SIGINT (^C) in place, vmlinux, halfway ($half s)" INT "$half" "$d/vmlinux" "" -j2
+		sig_case "SIGTERM in place, vmlinux, halfway ($half s)" TERM "$half" "$d/vmlinux" "" -j2
+	else
+		tally_fail "signals on vmlinux: the run to time them by failed: $(one_line "$work/stderr")"
+	fi
 	rm -rf "$d"
 else
 	skip "signals on vmlinux" "$VMLINUX not present (tests/fetch.sh)"

@@ -52,7 +52,8 @@
  *     S(W) is the largest sum of W consecutive per-unit costs: units in
  *     flight always have ids in [next_emit, next_emit + W), so this is what
  *     the id window promises. A unit's cost is measured first, in a separate
- *     child that loads every CU serially: the heap it keeps (mallinfo2) plus
+ *     child that loads every CU serially: the heap it keeps (mallinfo2, and
+ *     its block when the units' ring holds it) plus
  *     the file-backed pages its load touches for the first time (RssFile),
  *     plus 64 KiB for page-granular mapping (fault-around). T is a per-thread
  *     allowance for a worker's stack and the transient tables of the one
@@ -532,10 +533,12 @@ static int child_measure(int fd)
 		}
 		h1 = heap_in_use();
 		f1 = proc_status_kb("RssFile");
-		cu__free(cu);
 		h1 = h1 > h0 ? h1 - h0 : 0;
+		if (cu->ring) /* (a unit in the units' ring is not malloc's) */
+			h1 += cu->bytes;
 		f1 = f1 > f0 ? f1 - f0 : 0;
 		cost[id] = h1 + f1 + UNIT_SLACK;
+		cu__free(cu);
 		if (h1 > m.heap_max)
 			m.heap_max = h1;
 		if (f1 > m.file_max)

@@ -10,7 +10,9 @@
  *    its own pattern, checked when it is released); an allocation is
  *    refused only when the model finds no room either.
  * 2. Space comes back: a block released before the one ahead of it is not
- *    used again until that one is released too.
+ *    used again until that one is released too; and the edges: a block
+ *    exactly as big as the room fits and 16 bytes more does not, a full
+ *    ring gives nothing, a block of 0 bytes in the last 16 bytes is owned.
  * 3. Threads: loaders allocate and fill blocks, a writer checks and
  *    releases them in order (ThreadSanitizer runs it in the sanitizer
  *    builds).
@@ -34,12 +36,20 @@ static int failures;
 struct blk {
 	unsigned char *p;
 	size_t n;
-	unsigned char pat;
+	uint32_t pat; /* the block's own: its bytes are pat_byte(pat, i) */
 };
+
+static unsigned char pat_byte(uint32_t pat, size_t i)
+{
+	return (unsigned char)((pat * 2654435761u + (uint32_t)i * 40503u) >> 24);
+}
 
 static void fill(struct blk *b)
 {
-	memset(b->p, b->pat, b->n);
+	size_t i;
+
+	for (i = 0; i < b->n; i++)
+		b->p[i] = pat_byte(b->pat, i);
 }
 
 static void check(const struct blk *b, const char *what)
@@ -47,7 +57,7 @@ static void check(const struct blk *b, const char *what)
 	size_t i;
 
 	for (i = 0; i < b->n; i++) {
-		if (b->p[i] != b->pat) {
+		if (b->p[i] != pat_byte(b->pat, i)) {
 			FAIL("%s: block of %zu bytes overwritten at %zu\n", what, b->n, i);
 			return;
 		}
@@ -95,7 +105,7 @@ static size_t model_place(struct model *m, size_t need)
 		return need <= CAP ? 0 : (size_t)-1;
 	head = model_at(m, 0)->off;
 	tail = (model_at(m, m->nr - 1)->off + model_at(m, m->nr - 1)->need) % CAP;
-	if (tail > head || (tail == head && !m->nr))
+	if (tail > head)
 		return CAP - tail >= need ? tail : head >= need ? 0 : (size_t)-1;
 	if (tail == head)
 		return (size_t)-1; /* full */
@@ -165,10 +175,9 @@ static void test_random(void)
 			if (!m.nr)
 				m.first = 0;
 			mb = model_at(&m, m.nr++);
-			*mb = (struct model_blk){ (size_t)(p - HDR - base),
-						  need_of(n),
-						  0,
-						  { p, n, (unsigned char)step } };
+			*mb = (struct model_blk){
+				(size_t)(p - HDR - base), need_of(n), 0, { p, n, step }
+			};
 			fill(&mb->b);
 		}
 	}
@@ -248,6 +257,17 @@ static void test_order(void)
 		unit_ring__release(ur, d);
 	unit_ring__release(ur, b);
 	unit_ring__release(ur, c);
+
+	/* a block of 0 bytes in the ring's last 16 bytes: it points at the
+	 * ring's end, and is still the ring's */
+	a = unit_ring__alloc(ur, CAP - 2 * HDR);
+	b = unit_ring__alloc(ur, 0);
+	if (!a || !b || (char *)b != (char *)a - HDR + CAP || !unit_ring__owns(ur, b))
+		FAIL("edges: a block of 0 bytes at the ring's end not given, or not owned\n");
+	if (b)
+		unit_ring__release(ur, b);
+	if (a)
+		unit_ring__release(ur, a);
 	unit_ring__free(ur);
 }
 
@@ -268,8 +288,6 @@ struct shared {
 static void *loader(void *arg)
 {
 	struct shared *sh = arg;
-	unsigned int seed = (unsigned int)(uintptr_t)&seed;
-
 	for (;;) {
 		unsigned int id;
 		struct blk b;
@@ -281,8 +299,8 @@ static void *loader(void *arg)
 		pthread_mutex_unlock(&sh->lock);
 		if (id >= NR_UNITS)
 			return NULL;
-		b.n = (size_t)rand_r(&seed) % 20000;
-		b.pat = (unsigned char)id;
+		b.n = (size_t)(id * 2654435761u >> 8) % 20000; /* (the same every run) */
+		b.pat = id;
 		b.p = unit_ring__alloc(sh->ur, b.n);
 		if (!b.p)
 			b.p = malloc(b.n ? b.n : 1); /* as cu_pack does */
