@@ -642,18 +642,17 @@ static int unit_read(struct dwarf_loader *dl, const struct dr_sections *secs, co
  */
 static int loader_index_type_units(struct dwarf_loader *dl)
 {
+	uint32_t cap_tunits = 0, cap_sigs = 0;
 	uint64_t off = 0;
-	uint32_t cap = 0;
 	unsigned int i;
 	int ret;
 
 	if (dl->types_secs.info.data) {
 		while ((ret = unit_read(dl, &dl->types_secs, ".debug_types", &off, &dl->tunits,
-					&dl->nr_tunits, &cap)) > 0)
+					&dl->nr_tunits, &cap_tunits)) > 0)
 			;
 		if (ret)
 			return ret;
-		cap = 0;
 	}
 	for (i = 0; i < dl->nr_cus + dl->nr_tunits; i++) {
 		bool in_types = i >= dl->nr_cus;
@@ -661,7 +660,7 @@ static int loader_index_type_units(struct dwarf_loader *dl)
 
 		if (u->unit_type != DW_UT_type)
 			continue;
-		if (d2b_grow(&dl->sigs, &cap, (uint64_t)dl->nr_sigs + 1, sizeof(*dl->sigs)))
+		if (d2b_grow(&dl->sigs, &cap_sigs, (uint64_t)dl->nr_sigs + 1, sizeof(*dl->sigs)))
 			return -ENOMEM;
 		dl->sigs[dl->nr_sigs++] = (struct type_unit){
 			.signature = u->signature,

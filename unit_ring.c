@@ -97,9 +97,10 @@ static void hdr_put(struct unit_ring *ur, size_t at, uint64_t size, uint64_t out
 	RING_POISON(h, sizeof(*h));
 }
 
-/* read the header at @h (ur->lock held) */
-static struct ring_hdr hdr_get(const struct ring_hdr *h)
+/* read the header at offset @at (ur->lock held) */
+static struct ring_hdr hdr_get(const struct unit_ring *ur, size_t at)
 {
+	const struct ring_hdr *h = (const struct ring_hdr *)(ur->base + at);
 	struct ring_hdr v;
 
 	RING_UNPOISON(h, sizeof(*h));
@@ -117,8 +118,6 @@ void *unit_ring__alloc(struct unit_ring *ur, size_t n)
 		return NULL;
 	need = (sizeof(struct ring_hdr) + n + RING_ALIGN - 1) & ~(size_t)(RING_ALIGN - 1);
 	pthread_mutex_lock(&ur->lock);
-	if (!ur->used)
-		ur->head = ur->tail = 0;
 	if (ur->used == ur->cap)
 		goto out;
 	if (ur->tail >= ur->head) {
@@ -161,11 +160,11 @@ void unit_ring__release(struct unit_ring *ur, void *p)
 	struct ring_hdr h;
 
 	pthread_mutex_lock(&ur->lock);
-	h = hdr_get((struct ring_hdr *)(ur->base + at));
+	h = hdr_get(ur, at);
 	RING_POISON(p, h.size - sizeof(h));
 	hdr_put(ur, at, h.size, 0);
 	while (ur->used) {
-		h = hdr_get((struct ring_hdr *)(ur->base + ur->head));
+		h = hdr_get(ur, ur->head);
 		if (h.out)
 			break;
 		ur->used -= h.size;
@@ -173,7 +172,7 @@ void unit_ring__release(struct unit_ring *ur, void *p)
 		if (ur->head == ur->cap)
 			ur->head = 0;
 	}
-	if (!ur->used)
+	if (!ur->used) /* (empty: start again at 0, where the pages are warm) */
 		ur->head = ur->tail = 0;
 	pthread_mutex_unlock(&ur->lock);
 }

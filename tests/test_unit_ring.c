@@ -18,6 +18,7 @@
  *    builds).
  */
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -203,6 +204,19 @@ static void test_random(void)
 	unit_ring__free(ur);
 }
 
+/* three blocks of @third from an empty ring, in a row; false (reported) if refused */
+static bool three(struct unit_ring *ur, size_t third, void **a, void **b, void **c,
+		  const char *what)
+{
+	*a = unit_ring__alloc(ur, third);
+	*b = unit_ring__alloc(ur, third);
+	*c = unit_ring__alloc(ur, third);
+	if (*a && *b && *c)
+		return true;
+	FAIL("%s: three thirds refused\n", what);
+	return false;
+}
+
 static void test_order(void)
 {
 	struct unit_ring *ur = unit_ring__new(CAP);
@@ -213,13 +227,8 @@ static void test_order(void)
 		FAIL("unit_ring__new failed\n");
 		return;
 	}
-	a = unit_ring__alloc(ur, third);
-	b = unit_ring__alloc(ur, third);
-	c = unit_ring__alloc(ur, third);
-	if (!a || !b || !c) {
-		FAIL("order: three thirds refused\n");
+	if (!three(ur, third, &a, &b, &c, "order"))
 		return;
-	}
 	if (unit_ring__alloc(ur, third))
 		FAIL("order: a fourth third fit in a full ring\n");
 	unit_ring__release(ur, b); /* a is still out: b's space stays taken */
@@ -237,13 +246,8 @@ static void test_order(void)
 	unit_ring__release(ur, c);
 
 	/* the edges: a block exactly as big as the room before head fits, 16 bytes more not */
-	a = unit_ring__alloc(ur, third);
-	b = unit_ring__alloc(ur, third);
-	c = unit_ring__alloc(ur, third);
-	if (!a || !b || !c) {
-		FAIL("edges: three thirds refused\n");
+	if (!three(ur, third, &a, &b, &c, "edges"))
 		return;
-	}
 	unit_ring__release(ur, a); /* head at b, (char *)b - HDR - base bytes before it */
 	d = unit_ring__alloc(ur, (size_t)((char *)b - (char *)a) + 16 - HDR);
 	if (d)
