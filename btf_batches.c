@@ -34,8 +34,9 @@
  * have put it; batch string offsets map through struct str_pair.
  *
  * Threads and locking. A batch is the collector's until pthread_create() in
- * btf_batches__add, its thread's until pthread_join() in btf_batches__merge
- * (or __free), the collector's again after. The merged BTF (.out) belongs
+ * btf_batches__add, its thread's until pthread_join() (in a later
+ * btf_batches__add once it is merged, or in btf_batches__merge or __free),
+ * the collector's again after. The merged BTF (.out) belongs
  * to the thread of batch .nr_merged (set under .lock, in batch order), and
  * to the collector once every thread is joined. Shared, under .lock: the
  * count of dedups running, at most max_running at once (the collector waits
@@ -85,6 +86,7 @@ struct batch {
 struct btf_batches {
 	struct batch **b; /* the collector's; each batch as described above */
 	uint32_t nr, cap;
+	uint32_t nr_joined; /* the collector's: the threads of batches below it are joined */
 	unsigned int max_running;
 	struct btf *out; /* the merged BTF: see "Threads and locking" */
 	pthread_mutex_t lock;
@@ -367,6 +369,7 @@ static void *batch_dedup(void *arg)
 int btf_batches__add(struct btf_batches *bb, struct btf_raw *raw, uint32_t *ids, uint32_t nr_ids)
 {
 	struct batch *b;
+	uint32_t merged;
 	int err;
 
 	/* threads hold their batch: batches do not move, the array of them may */
@@ -387,7 +390,18 @@ int btf_batches__add(struct btf_batches *bb, struct btf_raw *raw, uint32_t *ids,
 		bb->wait_s += d2b_clock_s(CLOCK_MONOTONIC) - start;
 	}
 	bb->running++;
+	merged = bb->nr_merged;
 	pthread_mutex_unlock(&bb->lock);
+	/*
+	 * A merged batch's thread is ending or has ended: joined, its malloc
+	 * arena is free for the new thread to take. Before, a thread started
+	 * while the last one was still ending made an arena of its own, and
+	 * each arena kept its own high-water mark (Documentation/performance.md,
+	 * "Session 14"). (After a failure threads end in any order: a join
+	 * may wait for one, which ends without the collector.)
+	 */
+	for (; bb->nr_joined < merged; bb->nr_joined++)
+		batch_join(bb->b[bb->nr_joined]);
 	err = pthread_create(&b->thread, NULL, batch_dedup, b);
 	if (err) {
 		pthread_mutex_lock(&bb->lock);

@@ -30,13 +30,17 @@ struct btf_batches;
 
 /*
  * Dedups running at once at -jN: N / BTF_BATCH_JOBS_PER_DEDUP (rounded up),
- * at least BTF_BATCH_DEDUPS and at most BTF_BATCH_DEDUPS_MAX. A batch's
- * thread (conversion and dedup) takes about 2.5 times the writer's CPU time
- * to fill it; with few loaders they, not the writer, set the pace and two
- * dedups keep up, but from about -j7 the writer runs at full speed and two
- * would hold it back. Each dedup more can hold another batch in memory
- * (8-10 MiB), hence the cap. Documentation/performance.md ("Dedups at
- * once") has the measurements.
+ * at least BTF_BATCH_DEDUPS and at most BTF_BATCH_DEDUPS_MAX; at -j1, one.
+ * A batch's thread (conversion and dedup) took about 2.5 times the
+ * writer's CPU time to fill it when this was chosen (1.5 times since); with
+ * few loaders they, not the writer, set the pace and two dedups keep up,
+ * but from about -j7 the writer runs at full speed and two would hold it
+ * back. Each dedup more can hold another batch in memory (8-10 MiB), hence
+ * the cap. A single loader takes about twice the CPU time of every batch's
+ * thread together, so at -j1 one dedup keeps up; a second only ran when a
+ * batch filled early, and its arena stayed (-j1 peaks of 76 or 85 MiB).
+ * Documentation/performance.md ("Dedups at once", and "Session 14") has
+ * the measurements.
  */
 #ifndef BTF_BATCH_DEDUPS /* bench/tune.sh --define builds with others */
 #define BTF_BATCH_DEDUPS 2
@@ -52,6 +56,8 @@ static inline unsigned int btf_batches__max_running(unsigned int nr_jobs)
 {
 	unsigned int n = (nr_jobs + BTF_BATCH_JOBS_PER_DEDUP - 1) / BTF_BATCH_JOBS_PER_DEDUP;
 
+	if (nr_jobs <= 1)
+		return 1;
 	if (n > BTF_BATCH_DEDUPS_MAX)
 		n = BTF_BATCH_DEDUPS_MAX;
 	return n > BTF_BATCH_DEDUPS ? n : BTF_BATCH_DEDUPS;

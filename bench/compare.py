@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """compare.py - dwarf2btf binaries already built, or one binary under
 different environment settings, run round-robin on a real kernel: median
-wall time, CPU time (user + sys), system time, peak RSS and minor page
-faults per build and -j, as a Markdown table on standard output. Every
-output is compared with the first build's; a difference stops the run.
+wall time, CPU time (user + sys), system time, peak RSS (and its
+quartiles) and minor page faults per build and -j, as a Markdown table on
+standard output. Every output is compared with the first build's; a
+difference stops the run.
 
 Usage: python3 bench/compare.py [--runs N] [--jobs "1 2"] [--kernel 6.1|6.12]
                                 LABEL=[NAME=VALUE,...:]BINARY ...
@@ -74,12 +75,16 @@ def main():
           " every output identical to %s's)" % (" ".join(sys.argv[1:]), time.strftime("%Y-%m-%d"),
                                               os.cpu_count(), a.kernel, a.runs, builds[0][0]))
     print()
-    print("| build | -j | wall s | CPU s | sys s | peak RSS MiB | minor faults |")
-    print("|---|--:|--:|--:|--:|--:|--:|")
+    print("| build | -j | wall s | CPU s | sys s | peak RSS MiB | RSS quartiles | minor faults |")
+    print("|---|--:|--:|--:|--:|--:|--:|--:|")
     for j in jobs:
         for k, (label, _, _) in enumerate(builds):
             m = [statistics.median(r[i] for r in res[(k, j)]) for i in range(5)]
-            print("| %s | %s | %.2f | %.2f | %.2f | %.1f | %d |" % (label, j, *m[:4], m[4]))
+            # the peak moves by several MiB between runs of one build:
+            # the first and third quartiles show how much
+            q = statistics.quantiles([r[3] for r in res[(k, j)]], n=4) if a.runs > 1 else [m[3]] * 3
+            print("| %s | %s | %.2f | %.2f | %.2f | %.1f | %.1f–%.1f | %d |"
+                  % (label, j, *m[:4], q[0], q[2], m[4]))
 
 
 if __name__ == "__main__":
