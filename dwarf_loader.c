@@ -679,39 +679,12 @@ static int loader_index_type_units(struct dwarf_loader *dl)
 	return msort(dl->sigs, dl->nr_sigs, sizeof(*dl->sigs), type_unit_cmp);
 }
 
-/* is unit @i (a compile unit) left out: not a DW_TAG_compile_unit, or --lang_exclude? */
-static int unit_excluded(struct dwarf_loader *dl, unsigned int i, bool *excluded)
-{
-	const struct dr_attr *a;
-	struct dr_die *die;
-	struct dr_cu cu;
-	uint64_t lang;
-	int ret;
-
-	ret = dr_cu__init_root(&cu, &dl->secs, &dl->units[i]);
-	die = malloc(sizeof(*die));
-	if (!ret && !die)
-		ret = -ENOMEM;
-	if (!ret && dr_die__at(&cu, dl->units[i].die_off, die) != 1)
-		ret = -EINVAL;
-	if (ret) {
-		pr_warn("%s: CU %#" PRIx64 ": bad unit DIE or abbreviations\n", dl->path,
-			dl->units[i].die_off);
-	} else if (die->ab->tag != DW_TAG_compile_unit) {
-		*excluded = true;
-	} else if (dl->conf->lang_exclude && (a = dr_die__attr(die, DW_AT_language)) &&
-		   !dr_attr__udata(&cu, a, &lang)) {
-		*excluded = lang_excluded(dl->conf->lang_exclude, (int)lang);
-	}
-	free(die);
-	dr_cu__release(&cu);
-	return ret;
-}
-
 /*
- * Every unit header of .debug_info, and each compile unit's unit DIE read
- * right after its header, while the page is mapped (a second pass over the
- * headers took the same page faults again); then the type units.
+ * Every unit header of .debug_info, then the type units. A compile unit's
+ * unit DIE (its tag and language, for --lang_exclude) is read by the worker
+ * that loads it, which reads its abbreviations anyway (unit_walk): here on
+ * the main thread, before the first unit loads, it was a third of the open
+ * phase.
  */
 static int loader_index_units(struct dwarf_loader *dl)
 {
@@ -725,11 +698,8 @@ static int loader_index_units(struct dwarf_loader *dl)
 
 		if (d2b_grow(&dl->cu_excluded, &cap_excluded, dl->nr_cus, sizeof(bool)))
 			return -ENOMEM;
-		dl->cu_excluded[i] = false;
-		if (dl->units[i].unit_type != DW_UT_compile)
-			dl->cu_excluded[i] = true; /* partial, skeleton, type units */
-		else if ((ret = unit_excluded(dl, i, &dl->cu_excluded[i])))
-			return ret;
+		/* partial, skeleton, type units */
+		dl->cu_excluded[i] = dl->units[i].unit_type != DW_UT_compile;
 		/* a few MiB at a time: the index reads only the units' first bytes */
 		if (dl->units[i].off > dl->rel_info.released + INDEX_RELEASE_STEP)
 			section_release(&dl->rel_info, dl->units[i].off);
@@ -2193,6 +2163,20 @@ static struct dr_cu *unit_of(void *ctx, uint64_t off)
  * Walk unit @i into the CU being built. When merged, every unit's DIEs go
  * into one CU: offsets are absolute, references may cross units.
  */
+/* is the unit with unit DIE @die left out: not a compile unit, or --lang_exclude? */
+static bool unit_root_excluded(const struct dwarf_loader *dl, const struct dr_cu *dc,
+			       const struct dr_die *die)
+{
+	const struct dr_attr *a;
+	uint64_t lang;
+
+	if (die->ab->tag != DW_TAG_compile_unit)
+		return true;
+	return dl->conf->lang_exclude && (a = dr_die__attr(die, DW_AT_language)) &&
+	       !dr_attr__udata(dc, a, &lang) && lang_excluded(dl->conf->lang_exclude, (int)lang);
+}
+
+/* Walk unit @i into the CU; 1 (and nothing walked) if the unit is left out. */
 static int unit_walk(struct cu_loader *l, unsigned int i, struct dr_die *cu_die)
 {
 	struct dwarf_loader *dl = l->dl;
@@ -2208,6 +2192,8 @@ static int unit_walk(struct cu_loader *l, unsigned int i, struct dr_die *cu_die)
 		l->err_die = l->cu->off;
 		return -EINVAL;
 	}
+	if (unit_root_excluded(dl, l->dc, cu_die))
+		return 1;
 	l->addr_size = l->dc->unit->addr_size;
 	return cu_walk(l, cu_die);
 }
@@ -2647,6 +2633,12 @@ int dwarf_loader__load_cu(struct dwarf_loader *dl, unsigned int id, struct cu **
 	for (i = first, err = 0; i < last && !err; i++) {
 		if (!dl->cu_excluded[i])
 			err = unit_walk(l, i, cu_die);
+		if (err > 0 && dl->merged)
+			err = 0; /* that unit is left out, the others are walked */
+	}
+	if (err > 0) { /* the one unit is left out */
+		cu->excluded = true;
+		goto out_done;
 	}
 	if (!err && l->tu_queue_nr)
 		err = type_units_walk(l, cu_die);

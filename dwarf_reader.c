@@ -294,42 +294,28 @@ static uint8_t form_size(const struct dr_unit *u, uint16_t form)
 	}
 }
 
-/*
- * Read the unit's abbreviation table into @cu: all of it, or with @want, up
- * to the abbreviation of that code and only it.
- */
-static int cu_init(struct dr_cu *cu, const struct dr_sections *secs, const struct dr_unit *unit,
-		   uint64_t want)
+int dr_cu__init(struct dr_cu *cu, const struct dr_sections *secs, const struct dr_unit *unit)
 {
 	struct rd r = rd_at(&secs->abbrev, unit->abbrev_off, secs->swap), r2;
-	uint64_t nr_specs = 0, max_code = 0, code, n;
+	uint64_t nr_specs = 0, max_code = 0, code;
 	struct dr_spec *spec;
 
 	memset(cu, 0, sizeof(*cu));
 	cu->secs = secs;
 	cu->unit = unit;
-	/* pass 1: sizes (and where @want is: pass 2 starts there) */
+	/* pass 1: sizes */
 	r2 = r;
 	for (;;) {
-		struct rd entry = r2;
-
 		code = rd_uleb(&r2);
 		if (!code || r2.bad)
 			break;
 		if (code > MAX_ABBREV_CODE)
 			return -EINVAL;
-		n = abbrev_skip(&r2, 0, NULL);
-		if (want && code != want)
-			continue;
 		if (code > max_code)
 			max_code = code;
-		nr_specs += n;
-		if (want) {
-			r = entry;
-			break;
-		}
+		nr_specs += abbrev_skip(&r2, 0, NULL);
 	}
-	if (r2.bad || (want && max_code != want))
+	if (r2.bad)
 		return -EINVAL;
 	cu->nr_abbrevs = (uint32_t)max_code + 1;
 	cu->abbrevs = calloc(cu->nr_abbrevs, sizeof(*cu->abbrevs));
@@ -341,13 +327,8 @@ static int cu_init(struct dr_cu *cu, const struct dr_sections *secs, const struc
 	/* pass 2: fill */
 	spec = cu->spec_pool;
 	while ((code = rd_uleb(&r)) != 0) {
-		struct dr_abbrev *ab;
+		struct dr_abbrev *ab = &cu->abbrevs[code];
 
-		if (want && code != want) {
-			abbrev_skip(&r, 0, NULL);
-			continue;
-		}
-		ab = &cu->abbrevs[code];
 		if (ab->specs) { /* a code defined twice: its specs would overrun */
 			dr_cu__release(cu);
 			return -EINVAL;
@@ -374,25 +355,8 @@ static int cu_init(struct dr_cu *cu, const struct dr_sections *secs, const struc
 			spec++;
 			ab->nr_specs++;
 		}
-		if (want)
-			break;
 	}
 	return 0;
-}
-
-int dr_cu__init(struct dr_cu *cu, const struct dr_sections *secs, const struct dr_unit *unit)
-{
-	return cu_init(cu, secs, unit, 0);
-}
-
-int dr_cu__init_root(struct dr_cu *cu, const struct dr_sections *secs, const struct dr_unit *unit)
-{
-	struct rd r = rd_at(&secs->info, unit->die_off, secs->swap);
-	uint64_t code = rd_uleb(&r);
-
-	if (r.bad || !code)
-		return -EINVAL;
-	return cu_init(cu, secs, unit, code);
 }
 
 void dr_cu__release(struct dr_cu *cu)

@@ -119,8 +119,6 @@ int dr_unit__next(const struct dr_sections *secs, uint64_t *off, struct dr_unit 
 
 /* Set up @cu for @unit (parses its abbreviation table). 0 or -errno. */
 int dr_cu__init(struct dr_cu *cu, const struct dr_sections *secs, const struct dr_unit *unit);
-/* The same, for reading the unit DIE only: the table is read up to its code. */
-int dr_cu__init_root(struct dr_cu *cu, const struct dr_sections *secs, const struct dr_unit *unit);
 void dr_cu__release(struct dr_cu *cu);
 
 /* Parse the DIE at .debug_info offset @off. 1 for a DIE, 0 for a null entry, -EINVAL */
