@@ -568,6 +568,40 @@ static int secinfo_cmp(const void *a, const void *b)
 }
 
 /*
+ * The saved functions by ELF function, stably (CU order stays among one
+ * function's instances): by rank, a counting sort, where the ELF functions
+ * have ranks (the order is then consistent and a stable sort has but one
+ * result, glibc's merge sort's), else with that merge sort. A fifth of the
+ * collector's serial tail went into the merge sort's name comparisons.
+ */
+static int sort_funcs(struct btf_encoder *enc)
+{
+	uint32_t i, nr_ranks = (uint32_t)elf_symtab__nr_functions(enc->es), *next;
+	struct func_state *sorted;
+
+	if (!elf_symtab__ranked(enc->es))
+		return msort(enc->funcs, enc->nr_funcs, sizeof(*enc->funcs), saved_funcs_cmp);
+	next = calloc((size_t)nr_ranks + 1, sizeof(*next));
+	sorted = malloc(((size_t)enc->nr_funcs ?: 1) * sizeof(*sorted));
+	if (!next || !sorted) {
+		free(next);
+		free(sorted);
+		return -ENOMEM;
+	}
+	for (i = 0; i < enc->nr_funcs; i++)
+		next[enc->funcs[i].elf->rank + 1]++;
+	for (i = 0; i < nr_ranks; i++)
+		next[i + 1] += next[i];
+	for (i = 0; i < enc->nr_funcs; i++)
+		sorted[next[enc->funcs[i].elf->rank]++] = enc->funcs[i];
+	free(next);
+	free(enc->funcs);
+	enc->funcs = sorted;
+	enc->cap_funcs = enc->nr_funcs;
+	return 0;
+}
+
+/*
  * The saved functions by ELF function, each section's variables by offset,
  * as btf_encoder__finish emits them. Neither order depends on type ids, so
  * this runs before the merge, while the last batches are deduplicated.
@@ -577,7 +611,7 @@ static int sort_funcs_and_vars(struct btf_encoder *enc)
 	size_t shndx, n = elf_symtab__nr_sections(enc->es);
 	int err;
 
-	err = msort(enc->funcs, enc->nr_funcs, sizeof(*enc->funcs), saved_funcs_cmp);
+	err = sort_funcs(enc);
 	for (shndx = 0; shndx < n && !err; shndx++)
 		err = msort(enc->secs[shndx].recs, enc->secs[shndx].nr,
 			    sizeof(*enc->secs[shndx].recs), secinfo_cmp);

@@ -7,7 +7,14 @@
  * sorted with pahole's comparator (prefixes compared when both prefix lengths
  * are equal, full names otherwise). That comparator is not a consistent
  * order, so the table is sorted by msort(), which repeats glibc's qsort
- * exactly, and searched with glibc's bsearch probe sequence.
+ * exactly, and searched with glibc's bsearch probe sequence. On names
+ * that have no byte below '.' and do not start with one (all a kernel's),
+ * though, it is the order of the names up to their first '.': where two
+ * such prefixes part decides, and where one ends first, the shorter name's
+ * '.' or end meets a byte above '.' in the other, so it sorts first both
+ * ways. Equal prefixes then sit in runs of the sorted table, and each
+ * function gets the index of its run's first as its rank (symtab_rank):
+ * the encoder sorts its functions by rank (btf_encoder_single.c).
  *
  * Most look-ups find nothing (two in three on vmlinux: static functions
  * inlined everywhere, then their prefix look-up), and each bsearch probe is
@@ -48,6 +55,7 @@ struct elf_symtab {
 	bool big_endian;
 	struct elf_function *funcs;
 	uint32_t nr_funcs, cap_funcs;
+	bool ranked; /* see symtab_rank */
 	size_t suffix_cnt;
 	struct elf_section *secs;
 	size_t nr_secs;
@@ -131,6 +139,29 @@ int elf_function__cmp(const struct elf_function *a, const struct elf_function *b
 	if (a->prefixlen && a->prefixlen == b->prefixlen)
 		return strncmp(a->name, b->name, b->prefixlen);
 	return strcmp(a->name, b->name);
+}
+
+/* the ranks, if the names allow them (see the top of this file); after the sort */
+static void symtab_rank(struct elf_symtab *es)
+{
+	uint32_t i;
+
+	es->ranked = true;
+	for (i = 0; i < es->nr_funcs && es->ranked; i++) {
+		const unsigned char *s = (const unsigned char *)es->funcs[i].name;
+
+		es->ranked = *s != '.';
+		for (; *s && es->ranked; s++)
+			es->ranked = *s >= '.';
+		es->funcs[i].rank = i && !elf_function__cmp(&es->funcs[i - 1], &es->funcs[i])
+					    ? es->funcs[i - 1].rank
+					    : i;
+	}
+}
+
+bool elf_symtab__ranked(const struct elf_symtab *es)
+{
+	return es->ranked;
 }
 
 static int functions_cmp(const void *a, const void *b)
@@ -222,6 +253,7 @@ static int symtab_read_symbols(struct elf_symtab *es, Elf_Scn *scn, GElf_Shdr *s
 	Elf_Data *data = elf_getdata(scn, NULL), *xdata = NULL;
 	size_t i, nr;
 	Elf_Scn *x = NULL;
+	int err;
 
 	if (!data || !sh->sh_entsize)
 		return -EINVAL;
@@ -269,8 +301,11 @@ static int symtab_read_symbols(struct elf_symtab *es, Elf_Scn *scn, GElf_Shdr *s
 	}
 	if (es->nr_funcs >= 1u << 28) /* (the name set's size stays a uint32_t) */
 		return -E2BIG;
-	return msort(es->funcs, es->nr_funcs, sizeof(*es->funcs), functions_cmp)
-		       ?: symtab_index_names(es);
+	err = msort(es->funcs, es->nr_funcs, sizeof(*es->funcs), functions_cmp);
+	if (err)
+		return err;
+	symtab_rank(es);
+	return symtab_index_names(es);
 }
 
 #define BTF_SET8_KFUNCS (1u << 0)

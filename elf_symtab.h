@@ -25,6 +25,7 @@ struct elf_function {
 	size_t prefixlen;  /* length up to the first '.' */
 	bool kfunc;	   /* in a .BTF_ids KFUNCS set (decl_tag_kfuncs) */
 	uint32_t kfunc_flags; /* its KF_* flags */
+	uint32_t rank; /* if elf_symtab__ranked(): its place in elf_function__cmp's order */
 };
 
 #define KF_FASTCALL (1u << 12)
@@ -51,6 +52,12 @@ struct elf_function *elf_symtab__find_function(struct elf_symtab *es, const char
 					       size_t prefixlen);
 /* pahole 1.30's order of function entries (not a consistent order) */
 int elf_function__cmp(const struct elf_function *a, const struct elf_function *b);
+/*
+ * Is elf_function__cmp a consistent order on this file's functions? Then it
+ * compares their ranks: elf_function__cmp(a, b) has the sign of
+ * a->rank - b->rank, so a stable sort by rank is the stable sort by it.
+ */
+bool elf_symtab__ranked(const struct elf_symtab *es);
 
 size_t elf_symtab__nr_sections(const struct elf_symtab *es);
 const struct elf_section *elf_symtab__section(const struct elf_symtab *es, size_t idx);
