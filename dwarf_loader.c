@@ -96,6 +96,10 @@ struct dwarf_loader {
 	/* sections released as the units that read them are done (the
 	 * encoder's writer thread only, see dwarf_loader__release_cu) */
 	struct mapped_section rel_info, rel_abbrev, rel_loc, rel_loclists;
+	/* .debug_info is the file's bytes at info_file_off (the index reads
+	 * unit headers with pread) */
+	bool info_in_file;
+	uint64_t info_file_off;
 	struct dr_unit *units; /* read-only after __new */
 	bool *cu_excluded;
 	/* [id]: why the load of unit id failed, written by the worker that
@@ -541,9 +545,6 @@ static int type_unit_cmp(const void *a, const void *b)
 	return x->signature < y->signature ? -1 : x->signature > y->signature;
 }
 
-/* the index releases .debug_info in steps of this many bytes */
-#define INDEX_RELEASE_STEP (4u << 20)
-
 /*
  * Is [@p, @p + @size) inside one read-only mapping of a file? libelf maps
  * the file when it can; when mmap fails it reads sections into memory, and
@@ -620,11 +621,25 @@ static void section_release(struct mapped_section *ms, uint64_t to)
 static int unit_read(struct dwarf_loader *dl, const struct dr_sections *secs, const char *name,
 		     uint64_t *off, struct dr_unit **units, unsigned int *nr, uint32_t *cap)
 {
+	uint8_t hdr[DR_UNIT_HEADER_MAX];
+	const uint8_t *copy = NULL;
 	uint64_t at = *off;
 	struct dr_unit u;
 	int ret;
 
-	ret = dr_unit__next(secs, off, &u);
+	/*
+	 * From the file, when the section is its mapping: a header read from
+	 * the mapping cost a page fault for every unit (10 us each on a
+	 * paravirtualized guest), taken again when a worker reads the unit.
+	 */
+	if (secs == &dl->secs && dl->info_in_file && at < secs->info.size) {
+		size_t n = secs->info.size - at < sizeof(hdr) ? (size_t)(secs->info.size - at)
+							      : sizeof(hdr);
+
+		if (pread(dl->fd, hdr, n, (off_t)(dl->info_file_off + at)) == (ssize_t)n)
+			copy = hdr;
+	}
+	ret = dr_unit__next(secs, off, copy, &u);
 	if (ret < 0)
 		pr_warn("%s: %s: bad unit header at offset %#" PRIx64 "\n", dl->path, name, at);
 	if (ret <= 0)
@@ -680,11 +695,11 @@ static int loader_index_type_units(struct dwarf_loader *dl)
 }
 
 /*
- * Every unit header of .debug_info, then the type units. A compile unit's
- * unit DIE (its tag and language, for --lang_exclude) is read by the worker
- * that loads it, which reads its abbreviations anyway (unit_walk): here on
- * the main thread, before the first unit loads, it was a third of the open
- * phase.
+ * Every unit header of .debug_info (read with pread, see unit_read), then
+ * the type units. A compile unit's unit DIE (its tag and language, for
+ * --lang_exclude) is read by the worker that loads it, which reads its
+ * abbreviations anyway (unit_walk): here on the main thread, before the
+ * first unit loads, it was a third of the open phase.
  */
 static int loader_index_units(struct dwarf_loader *dl)
 {
@@ -700,16 +715,9 @@ static int loader_index_units(struct dwarf_loader *dl)
 			return -ENOMEM;
 		/* partial, skeleton, type units */
 		dl->cu_excluded[i] = dl->units[i].unit_type != DW_UT_compile;
-		/* a few MiB at a time: the index reads only the units' first bytes */
-		if (dl->units[i].off > dl->rel_info.released + INDEX_RELEASE_STEP)
-			section_release(&dl->rel_info, dl->units[i].off);
 	}
 	if (ret)
 		return ret;
-	/* the rest too: the kernel mapped the pages around every header read,
-	 * and they can go until a worker reads the unit */
-	section_release(&dl->rel_info, dl->secs.info.size);
-	dl->rel_info.released = 0; /* from the start again, unit by unit */
 	dl->load_errs = calloc(dl->nr_cus ? dl->nr_cus : 1, sizeof(*dl->load_errs));
 	if (!dl->load_errs)
 		return -ENOMEM;
@@ -761,6 +769,15 @@ struct dwarf_loader *dwarf_loader__new(const char *path, const struct d2b_conf *
 		goto out_free;
 	}
 	section_map_init(&dl->rel_info, &dl->secs.info);
+	if (dl->rel_info.mapped) {
+		size_t size;
+		uintptr_t raw = (uintptr_t)elf_rawfile(dl->elf, &size);
+		uintptr_t data = (uintptr_t)dl->secs.info.data;
+
+		dl->info_in_file = raw && data >= raw && dl->secs.info.size <= size &&
+				   data - raw <= size - dl->secs.info.size;
+		dl->info_file_off = dl->info_in_file ? data - raw : 0;
+	}
 	*err = loader_index_units(dl);
 	if (*err)
 		goto out_free;

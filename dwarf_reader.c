@@ -156,14 +156,24 @@ static struct rd rd_unit(const struct dr_cu *cu, const uint8_t *p)
 /* ---------------------------------------------------------------------- */
 /* units and abbreviations                                                */
 
-int dr_unit__next(const struct dr_sections *secs, uint64_t *off, struct dr_unit *u)
+int dr_unit__next(const struct dr_sections *secs, uint64_t *off, const uint8_t *hdr,
+		  struct dr_unit *u)
 {
+	const uint8_t *base;
+	uint64_t avail, len;
 	struct rd r;
-	uint64_t len;
 
 	if (*off >= secs->info.size)
 		return 0;
-	r = rd_at(&secs->info, *off, secs->swap);
+	if (!hdr && !secs->info.data)
+		return -EINVAL;
+	/* the section's bytes from *off, or their copy: as many as parsed */
+	avail = secs->info.size - *off;
+	base = hdr ? hdr : secs->info.data + *off;
+	r = (struct rd){ .p = base,
+			 .end = base +
+				(hdr && avail > DR_UNIT_HEADER_MAX ? DR_UNIT_HEADER_MAX : avail),
+			 .swap = secs->swap };
 	memset(u, 0, sizeof(*u));
 	u->off = *off;
 	len = rd_fixed(&r, 4);
@@ -174,10 +184,11 @@ int dr_unit__next(const struct dr_sections *secs, uint64_t *off, struct dr_unit 
 	} else if (len >= 0xfffffff0) {
 		return -EINVAL;
 	}
-	if (r.bad || len > (uint64_t)(r.end - r.p) || len < 2)
+	if (r.bad || len > avail - (uint64_t)(r.p - base) || len < 2)
 		return -EINVAL;
-	u->end = (uint64_t)(r.p - secs->info.data) + len;
-	r.end = secs->info.data + u->end;
+	u->end = *off + (uint64_t)(r.p - base) + len;
+	if ((uint64_t)(r.end - base) > u->end - *off)
+		r.end = base + (u->end - *off);
 	u->version = (uint16_t)rd_fixed(&r, 2);
 	if (u->version < 2 || u->version > 5)
 		return -EINVAL;
@@ -202,7 +213,7 @@ int dr_unit__next(const struct dr_sections *secs, uint64_t *off, struct dr_unit 
 	}
 	if (r.bad || (u->addr_size != 4 && u->addr_size != 8))
 		return -EINVAL;
-	u->die_off = (uint64_t)(r.p - secs->info.data);
+	u->die_off = *off + (uint64_t)(r.p - base);
 	*off = u->end;
 	return 1;
 }

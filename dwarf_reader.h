@@ -114,8 +114,17 @@ void dr_section__trim_strings(struct dr_section *s);
 /* does any abbreviation in .debug_abbrev use @form? */
 bool dr_abbrev__uses_form(const struct dr_sections *secs, uint16_t form);
 
-/* Walk the unit headers: *@off is advanced; returns 1 for a unit, 0 at the end, -EINVAL */
-int dr_unit__next(const struct dr_sections *secs, uint64_t *off, struct dr_unit *u);
+/* the most bytes a unit header takes (a 64-bit DWARF 5 type unit's) */
+#define DR_UNIT_HEADER_MAX 40
+
+/*
+ * Walk the unit headers: *@off is advanced; returns 1 for a unit, 0 at the
+ * end, -EINVAL. @hdr, if not NULL, is a copy of the section's bytes from
+ * *@off on, as many as it has up to DR_UNIT_HEADER_MAX, read instead of
+ * the section's own (which the caller need not have touched).
+ */
+int dr_unit__next(const struct dr_sections *secs, uint64_t *off, const uint8_t *hdr,
+		  struct dr_unit *u);
 
 /* Set up @cu for @unit (parses its abbreviation table). 0 or -errno. */
 int dr_cu__init(struct dr_cu *cu, const struct dr_sections *secs, const struct dr_unit *unit);

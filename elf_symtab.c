@@ -12,9 +12,12 @@
  * though, it is the order of the names up to their first '.': where two
  * such prefixes part decides, and where one ends first, the shorter name's
  * '.' or end meets a byte above '.' in the other, so it sorts first both
- * ways. Equal prefixes then sit in runs of the sorted table, and each
- * function gets the index of its run's first as its rank (symtab_rank):
- * the encoder sorts its functions by rank (btf_encoder_single.c).
+ * ways. Then the table is sorted comparing those prefixes (functions_key_cmp:
+ * the same sign as the comparator's for every pair, so msort makes the same
+ * moves, without reading most names), equal prefixes sit in runs of it, and
+ * each function gets the index of its run's first as its rank
+ * (symtab_rank): the encoder sorts its functions by rank
+ * (btf_encoder_single.c).
  *
  * Most look-ups find nothing (two in three on vmlinux: static functions
  * inlined everywhere, then their prefix look-up), and each bsearch probe is
@@ -141,22 +144,56 @@ int elf_function__cmp(const struct elf_function *a, const struct elf_function *b
 	return strcmp(a->name, b->name);
 }
 
-/* the ranks, if the names allow them (see the top of this file); after the sort */
+/* can @name be ranked: no byte below '.', and not a '.' first (see the top) */
+static bool name_rankable(const char *name)
+{
+	const unsigned char *s = (const unsigned char *)name;
+
+	if (*s == '.')
+		return false;
+	for (; *s; s++)
+		if (*s < '.')
+			return false;
+	return true;
+}
+
+/* the first 8 bytes of @name's @prefixlen, big-endian, 0-padded (struct elf_function's key) */
+static uint64_t name_key(const char *name, size_t prefixlen)
+{
+	uint64_t key = 0;
+	size_t i;
+
+	for (i = 0; i < 8; i++)
+		key = key << 8 | (i < prefixlen ? (uint8_t)name[i] : 0);
+	return key;
+}
+
+/*
+ * elf_function__cmp on rankable names: the prefixes compared (their bytes
+ * are never 0, so a shorter one's padding sorts it first, as it should).
+ */
+static int functions_key_cmp(const void *a, const void *b)
+{
+	const struct elf_function *x = a, *y = b;
+	size_t n = x->prefixlen < y->prefixlen ? x->prefixlen : y->prefixlen;
+	int c;
+
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	if (n > 8 && (c = memcmp(x->name + 8, y->name + 8, n - 8)))
+		return c;
+	return x->prefixlen < y->prefixlen ? -1 : x->prefixlen > y->prefixlen;
+}
+
+/* the ranks (es->ranked); after the sort */
 static void symtab_rank(struct elf_symtab *es)
 {
 	uint32_t i;
 
-	es->ranked = true;
-	for (i = 0; i < es->nr_funcs && es->ranked; i++) {
-		const unsigned char *s = (const unsigned char *)es->funcs[i].name;
-
-		es->ranked = *s != '.';
-		for (; *s && es->ranked; s++)
-			es->ranked = *s >= '.';
-		es->funcs[i].rank = i && !elf_function__cmp(&es->funcs[i - 1], &es->funcs[i])
+	for (i = 0; i < es->nr_funcs; i++)
+		es->funcs[i].rank = i && !functions_key_cmp(&es->funcs[i - 1], &es->funcs[i])
 					    ? es->funcs[i - 1].rank
 					    : i;
-	}
 }
 
 bool elf_symtab__ranked(const struct elf_symtab *es)
@@ -270,11 +307,13 @@ static int symtab_read_symbols(struct elf_symtab *es, Elf_Scn *scn, GElf_Shdr *s
 	es->objs = calloc(es->objs_cap, sizeof(*es->objs));
 	if (!es->objs)
 		return -ENOMEM;
+	es->ranked = true;
 	for (i = 0; i < nr; i++) {
 		GElf_Sym sym;
 		Elf32_Word xndx;
 		const char *name;
 		const char *dot;
+		size_t len;
 
 		if (!gelf_getsymshndx(data, xdata, (int)i, &sym, &xndx))
 			return -EINVAL;
@@ -289,22 +328,30 @@ static int symtab_read_symbols(struct elf_symtab *es, Elf_Scn *scn, GElf_Shdr *s
 		}
 		if (GELF_ST_TYPE(sym.st_info) != STT_FUNC)
 			continue;
+		len = strlen(name);
+		if (len > UINT32_MAX)
+			return -E2BIG;
 		if (d2b_grow(&es->funcs, &es->cap_funcs, es->nr_funcs + 1, sizeof(*es->funcs)))
 			return -ENOMEM;
 		dot = strchr(name, '.');
 		if (dot)
 			es->suffix_cnt++;
-		es->funcs[es->nr_funcs++] = (struct elf_function){
+		es->funcs[es->nr_funcs] = (struct elf_function){
 			.name = name,
-			.prefixlen = dot ? (size_t)(dot - name) : strlen(name),
+			.prefixlen = (uint32_t)(dot ? (size_t)(dot - name) : len),
 		};
+		es->funcs[es->nr_funcs].key = name_key(name, es->funcs[es->nr_funcs].prefixlen);
+		es->ranked = es->ranked && name_rankable(name);
+		es->nr_funcs++;
 	}
 	if (es->nr_funcs >= 1u << 28) /* (the name set's size stays a uint32_t) */
 		return -E2BIG;
-	err = msort(es->funcs, es->nr_funcs, sizeof(*es->funcs), functions_cmp);
+	err = msort(es->funcs, es->nr_funcs, sizeof(*es->funcs),
+		    es->ranked ? functions_key_cmp : functions_cmp);
 	if (err)
 		return err;
-	symtab_rank(es);
+	if (es->ranked)
+		symtab_rank(es);
 	return symtab_index_names(es);
 }
 
@@ -491,10 +538,11 @@ bool elf_symtab__has_suffixes(const struct elf_symtab *es)
 struct elf_function *elf_symtab__find_function(struct elf_symtab *es, const char *name,
 					       size_t prefixlen)
 {
-	struct elf_function key = { .name = name, .prefixlen = prefixlen };
+	struct elf_function key = { .name = name, .prefixlen = (uint32_t)prefixlen };
 	size_t len = strlen(name);
 
-	if (!name_slot(es, name, len, mem_hash(name, len))->ref)
+	/* (no function's name is that long: see symtab_read_symbols) */
+	if (prefixlen > UINT32_MAX || !name_slot(es, name, len, mem_hash(name, len))->ref)
 		return NULL;
 	return msort_bsearch(&key, es->funcs, es->nr_funcs, sizeof(key), functions_cmp);
 }

@@ -22,10 +22,11 @@ struct elf_symtab;
 struct elf_function {
 	const char *name;
 	const char *alias; /* DWARF name of a prefix (".isra.0") match */
-	size_t prefixlen;  /* length up to the first '.' */
-	bool kfunc;	   /* in a .BTF_ids KFUNCS set (decl_tag_kfuncs) */
-	uint32_t kfunc_flags; /* its KF_* flags */
+	uint64_t key; /* the name's first 8 bytes before any '.', big-endian, 0-padded */
+	uint32_t prefixlen; /* length up to the first '.' */
 	uint32_t rank; /* if elf_symtab__ranked(): its place in elf_function__cmp's order */
+	uint32_t kfunc_flags; /* its KF_* flags */
+	bool kfunc; /* in a .BTF_ids KFUNCS set (decl_tag_kfuncs) */
 };
 
 #define KF_FASTCALL (1u << 12)
