@@ -2176,10 +2176,6 @@ static struct dr_cu *unit_of(void *ctx, uint64_t off)
 	return NULL;
 }
 
-/*
- * Walk unit @i into the CU being built. When merged, every unit's DIEs go
- * into one CU: offsets are absolute, references may cross units.
- */
 /* is the unit with unit DIE @die left out: not a compile unit, or --lang_exclude? */
 static bool unit_root_excluded(const struct dwarf_loader *dl, const struct dr_cu *dc,
 			       const struct dr_die *die)
@@ -2193,7 +2189,11 @@ static bool unit_root_excluded(const struct dwarf_loader *dl, const struct dr_cu
 	       !dr_attr__udata(dc, a, &lang) && lang_excluded(dl->conf->lang_exclude, (int)lang);
 }
 
-/* Walk unit @i into the CU; 1 (and nothing walked) if the unit is left out. */
+/*
+ * Walk unit @i into the CU being built; 1 (and nothing walked) if the unit
+ * is left out. When merged, every unit's DIEs go into one CU: offsets are
+ * absolute, references may cross units.
+ */
 static int unit_walk(struct cu_loader *l, unsigned int i, struct dr_die *cu_die)
 {
 	struct dwarf_loader *dl = l->dl;
