@@ -29,18 +29,23 @@ struct btf_batches;
 #endif
 
 /*
- * Dedups running at once at -jN: N / BTF_BATCH_JOBS_PER_DEDUP (rounded up),
- * at least BTF_BATCH_DEDUPS and at most BTF_BATCH_DEDUPS_MAX; at -j1, one.
- * A batch's thread (conversion and dedup) took about 2.5 times the
- * writer's CPU time to fill it when this was chosen (1.5 times since); with
+ * Dedups running at once at -jN on C CPUs: with B = min(N, C) loaders that
+ * can run at once, B / BTF_BATCH_JOBS_PER_DEDUP (rounded up), at least
+ * BTF_BATCH_DEDUPS and at most BTF_BATCH_DEDUPS_MAX; one while B is at most
+ * BTF_BATCH_SINGLE_UPTO (C 0: not known, B = N). A batch's thread
+ * (conversion and dedup) took about 2.5 times the writer's CPU time to
+ * fill it when this was chosen (1.5 times since); with
  * few loaders they, not the writer, set the pace and two dedups keep up,
  * but from about -j7 the writer runs at full speed and two would hold it
  * back. Each dedup more can hold another batch in memory (8-10 MiB), hence
  * the cap. A single loader takes about twice the CPU time of every batch's
  * thread together, so at -j1 one dedup keeps up; a second only ran when a
  * batch filled early, and its arena stayed (-j1 peaks of 76 or 85 MiB).
- * Documentation/performance.md ("Dedups at once", and "Session 14") has
- * the measurements.
+ * Where at most two loaders run at once (-j2, or any -j on two CPUs) one
+ * keeps up as well, and each dedup's thread leaves a malloc arena with its
+ * own high-water mark: a second cost 8 MiB at -j4 on two CPUs, in no less
+ * time. Documentation/performance.md ("Dedups at once", "Session 14" and
+ * "Session 16") has the measurements.
  */
 #ifndef BTF_BATCH_DEDUPS /* bench/tune.sh --define builds with others */
 #define BTF_BATCH_DEDUPS 2
@@ -51,12 +56,16 @@ struct btf_batches;
 #ifndef BTF_BATCH_JOBS_PER_DEDUP
 #define BTF_BATCH_JOBS_PER_DEDUP 3
 #endif
+#ifndef BTF_BATCH_SINGLE_UPTO
+#define BTF_BATCH_SINGLE_UPTO 2
+#endif
 
-static inline unsigned int btf_batches__max_running(unsigned int nr_jobs)
+static inline unsigned int btf_batches__max_running(unsigned int nr_jobs, unsigned int nr_cpus)
 {
-	unsigned int n = (nr_jobs + BTF_BATCH_JOBS_PER_DEDUP - 1) / BTF_BATCH_JOBS_PER_DEDUP;
+	unsigned int busy = nr_cpus && nr_cpus < nr_jobs ? nr_cpus : nr_jobs;
+	unsigned int n = (busy + BTF_BATCH_JOBS_PER_DEDUP - 1) / BTF_BATCH_JOBS_PER_DEDUP;
 
-	if (nr_jobs <= 1)
+	if (busy <= BTF_BATCH_SINGLE_UPTO)
 		return 1;
 	if (n > BTF_BATCH_DEDUPS_MAX)
 		n = BTF_BATCH_DEDUPS_MAX;

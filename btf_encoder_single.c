@@ -232,7 +232,8 @@ struct btf_encoder *btf_encoder__new(const struct d2b_conf *conf, struct elf_sym
 	if (base || !conf->batch_types)
 		enc->raw = btf_raw__new(base);
 	else
-		enc->batches = btf_batches__new(btf_batches__max_running(conf->nr_jobs));
+		enc->batches =
+			btf_batches__new(btf_batches__max_running(conf->nr_jobs, conf->nr_cpus));
 	enc->secs = calloc(elf_symtab__nr_sections(es) + 1, sizeof(*enc->secs));
 	enc->dups = type_dups__new();
 	if ((!enc->raw && !enc->batches) || !enc->secs || !enc->dups) {

@@ -164,6 +164,7 @@ int main(int argc, char **argv)
 		conf.lang_exclude = getenv("PAHOLE_LANG_EXCLUDE");
 	/* window: units loaded ahead of the encoder; see Documentation/design.md */
 	conf.window = emit_ordered_window(conf.nr_jobs);
+	conf.nr_cpus = nr_cpus();
 	conf.batch_types = BTF_BATCH_TYPES;
 	if (optind != argc - 1) {
 		pr_warn("expected exactly one input file (see --help)\n");
