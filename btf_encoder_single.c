@@ -861,7 +861,8 @@ static int encode_type_decl_tags(struct btf_encoder *enc, const struct cu *cu)
 	uint32_t i, a;
 	int err;
 
-	for (i = 1; i < cu->nr_types; i++) {
+	/* (most CUs have none: their types, most of them repeats not written, are not read) */
+	for (i = 1; cu->nr_annots && i < cu->nr_types; i++) {
 		const struct cu_type *t = &cu->types[i];
 
 		for (a = 0; a < t->nr_annots; a++) {

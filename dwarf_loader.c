@@ -2543,6 +2543,7 @@ static int cu_pack(struct cu_loader *l, struct cu **cup)
 		if (!cu)
 			return -ENOMEM;
 		*cu = *w;
+		cu->nr_annots = l->nr_annots;
 		cu->own_arrays = true;
 		memset(w, 0, sizeof(*w));
 		l->cap_types = l->cap_members = l->cap_enums = l->cap_params = 0;
@@ -2557,6 +2558,7 @@ static int cu_pack(struct cu_loader *l, struct cu **cup)
 	if (!cu)
 		return -ENOMEM;
 	*cu = *w;
+	cu->nr_annots = l->nr_annots;
 	cu->ring = ring ? l->dl->ring : NULL;
 	cu->bytes = total;
 	p = (char *)(cu + 1);

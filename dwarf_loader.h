@@ -141,6 +141,7 @@ struct cu {
 	struct cu_enumerator *enumerators;
 	struct cu_param *params;
 	struct cu_annot *annots;
+	uint32_t nr_annots; /* of types, functions and variables */
 	struct cu_func *funcs;
 	uint32_t nr_funcs;
 	struct cu_var *vars;
