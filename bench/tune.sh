@@ -32,9 +32,10 @@
 #   RING_UNIT_BYTES, RING_SLACK_UNITS
 #                           the units' ring: bytes per unit of the window,
 #                           and units beyond it (dwarf_loader.c)
-#   BTF_BATCH_DEDUPS, BTF_BATCH_DEDUPS_MAX, BTF_BATCH_JOBS_PER_DEDUP
-#                           batch dedups at once: at least, at most, and
-#                           -j per dedup in between (btf_batches.h)
+#   BTF_BATCH_DEDUPS, BTF_BATCH_DEDUPS_MAX, BTF_BATCH_JOBS_PER_DEDUP,
+#   BTF_BATCH_SINGLE_UPTO   batch dedups at once: at least, at most, -j per
+#                           dedup in between, and the loaders running at
+#                           once up to which one is enough (btf_batches.h)
 #
 # Not a test: it asserts no timing. The tables in Documentation/performance.md
 # came from it, with the command lines it prints.
