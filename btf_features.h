@@ -33,7 +33,7 @@ struct d2b_conf {
 	bool features_strict;
 	int verbose;
 	unsigned int nr_jobs; /* worker threads, >= 1 */
-	unsigned int nr_cpus; /* online CPUs (0: not known), how many threads run at once */
+	unsigned int nr_cpus; /* CPUs it may run on (0: not known): threads that run at once */
 	unsigned int window;  /* max units loaded, not yet encoded */
 	unsigned int batch_types; /* types per dedup batch (btf_batches.c); 0: one BTF */
 	const char *lang_exclude; /* comma-separated, or NULL */

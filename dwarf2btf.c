@@ -10,6 +10,7 @@
  */
 #include <bpf/libbpf.h>
 #include <getopt.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,7 +69,7 @@ static void usage(FILE *f)
 		"  -J, --btf_encode               encode BTF into FILE's .BTF section (atomically;\n"
 		"                                 $LLVM_OBJCOPY, default llvm-objcopy, adds it)\n"
 		"      --btf_encode_detached=OUT  write raw BTF to OUT\n"
-		"  -j, --jobs[=N]                 N worker threads (bare: all CPUs; default 1)\n"
+		"  -j, --jobs[=N]                 N worker threads (bare: the CPUs it may use; default 1)\n"
 		"      --btf_features=LIST        features: default, +LIST, or a list (see\n"
 		"                                 --supported_btf_features); unknown names ignored\n"
 		"      --btf_features_strict=LIST as --btf_features, unknown names are errors\n"
@@ -94,10 +95,18 @@ static void usage(FILE *f)
 		PAHOLE_COMPAT_VERSION);
 }
 
+/*
+ * The CPUs this process may run on (its affinity, as nproc counts them: a
+ * container's cpuset, taskset), else every online CPU.
+ */
 static unsigned int nr_cpus(void)
 {
-	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	cpu_set_t set;
+	long n;
 
+	if (!sched_getaffinity(0, sizeof(set), &set) && CPU_COUNT(&set) > 0)
+		return (unsigned int)CPU_COUNT(&set);
+	n = sysconf(_SC_NPROCESSORS_ONLN);
 	return n > 0 ? (unsigned int)n : 1;
 }
 

@@ -48,6 +48,14 @@ cp "$work/prog" "$work/prog.orig"
 
 "$D2B" -J --btf_encode_detached="$work/a.btf" "$work/prog" && tally_ok || tally_fail "plain -J"
 "$D2B" -J -j --btf_encode_detached="$work/b.btf" "$work/prog" && tally_ok || tally_fail "bare -j"
+# bare -j runs a thread per CPU the process may use, as nproc counts them (a cpuset, taskset)
+threads() {
+	"$@" -V -J -j --btf_encode_detached="$work/v.btf" "$work/prog" 2>&1 |
+		sed -n 's/.* CUs, \([0-9]*\) threads.*/\1/p'
+}
+expect_eq "bare -j threads" "$(threads "$D2B")" "$(nproc)"
+expect_eq "bare -j threads under taskset -c 0" "$(threads taskset -c 0 "$D2B")" \
+	"$(taskset -c 0 nproc)"
 "$D2B" -J --jobs=3 --reproducible_build --btf_gen_all \
 	--btf_features=default,no_such_feature --btf_encode_detached="$work/c.btf" "$work/prog" &&
 	tally_ok || tally_fail "unknown feature names must be ignored"
