@@ -2538,12 +2538,12 @@ static int cu_pack(struct cu_loader *l, struct cu **cup)
 			       sizeof(struct cu_annot) % 8 == 0 &&
 			       sizeof(struct cu_func) % 8 == 0 && sizeof(struct cu_var) % 8 == 0,
 		       "cu arrays packed 8-aligned");
+	w->nr_annots = l->nr_annots; /* (copied with the struct, either way) */
 	if (l->dl->merged) {
 		cu = malloc(sizeof(*cu));
 		if (!cu)
 			return -ENOMEM;
 		*cu = *w;
-		cu->nr_annots = l->nr_annots;
 		cu->own_arrays = true;
 		memset(w, 0, sizeof(*w));
 		l->cap_types = l->cap_members = l->cap_enums = l->cap_params = 0;
@@ -2558,7 +2558,6 @@ static int cu_pack(struct cu_loader *l, struct cu **cup)
 	if (!cu)
 		return -ENOMEM;
 	*cu = *w;
-	cu->nr_annots = l->nr_annots;
 	cu->ring = ring ? l->dl->ring : NULL;
 	cu->bytes = total;
 	p = (char *)(cu + 1);
