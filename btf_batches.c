@@ -38,7 +38,10 @@
  * btf_batches__add once it is merged, or in btf_batches__merge or __free),
  * the collector's again after. The merged BTF (.out) belongs
  * to the thread of batch .nr_merged (set under .lock, in batch order), and
- * to the collector once every thread is joined. Shared, under .lock: the
+ * to the collector once every thread is joined. A batch's merge results
+ * (.type_shift, .new_ids, .strs), written by its thread before it counts
+ * itself in .nr_merged, are read by the collector once .nr_merged is past
+ * it (btf_batches__merged). Shared, under .lock: the
  * count of dedups running, at most max_running at once (the collector waits
  * for one to end before it starts another, so memory holds at most that
  * many unmerged batches however fast the encoder is), .nr_merged and
@@ -415,6 +418,28 @@ int btf_batches__add(struct btf_batches *bb, struct btf_raw *raw, uint32_t *ids,
 	b->running = true;
 	bb->b[bb->nr] = b;
 	return (int)bb->nr++;
+}
+
+bool btf_batches__can_add(struct btf_batches *bb)
+{
+	bool can;
+
+	pthread_mutex_lock(&bb->lock);
+	can = bb->running < bb->max_running;
+	pthread_mutex_unlock(&bb->lock);
+	return can;
+}
+
+int btf_batches__merged(struct btf_batches *bb, uint32_t k, bool wait)
+{
+	int err;
+
+	pthread_mutex_lock(&bb->lock);
+	while (wait && bb->nr_merged <= k && !bb->failed)
+		pthread_cond_wait(&bb->ended, &bb->lock);
+	err = bb->failed ? -ECANCELED : bb->nr_merged <= k ? -EAGAIN : 0;
+	pthread_mutex_unlock(&bb->lock);
+	return err;
 }
 
 struct btf *btf_batches__merge(struct btf_batches *bb, const char *path, int *err)

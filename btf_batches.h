@@ -8,11 +8,14 @@
  * appends it, in batch order, to the merged BTF. After the last,
  * btf_batches__merge() waits for every batch and returns that BTF, on which
  * the encoder adds its functions and DATASECs and runs the final
- * btf__dedup. Only the collector calls these functions.
+ * btf__dedup; meanwhile btf_batches__merged() says which batches are
+ * merged, whose ids and strings can be mapped already. Only the collector
+ * calls these functions.
  */
 #ifndef BTF_BATCHES_H
 #define BTF_BATCHES_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 struct btf;
@@ -93,6 +96,17 @@ void btf_batches__free(struct btf_batches *bb);
  */
 int btf_batches__add(struct btf_batches *bb, struct btf_raw *raw, uint32_t *ids, uint32_t nr_ids);
 
+/* Could btf_batches__add() start a dedup now, without waiting for one to end? */
+bool btf_batches__can_add(struct btf_batches *bb);
+
+/*
+ * Is batch @k merged (and so every batch before it)? 0 once it is: from
+ * then on btf_batches__type_id() and __str_off() answer for it, while later
+ * batches still merge. If not yet, -EAGAIN, or with @wait it waits.
+ * -ECANCELED if a batch failed (btf_batches__merge() reports which).
+ */
+int btf_batches__merged(struct btf_batches *bb, uint32_t k, bool wait);
+
 /*
  * Wait for every batch and return the from-scratch BTF they were appended
  * to: its string section is every batch's in order, as one encoder writing
@@ -104,7 +118,7 @@ struct btf *btf_batches__merge(struct btf_batches *bb, const char *path, int *er
 /* After the merge (every thread joined) */
 void btf_batches__stats(const struct btf_batches *bb, struct btf_batches_stats *st);
 
-/* After the merge: the merged BTF's id of one of batch @k's @ids (0 stays 0) */
+/* Once batch @k is merged: the merged BTF's id of one of its @ids (0 stays 0) */
 uint32_t btf_batches__type_id(const struct btf_batches *bb, uint32_t k, uint32_t id);
 /* ... and the merged string offset of batch @k's string offset @off */
 uint32_t btf_batches__str_off(const struct btf_batches *bb, uint32_t k, uint32_t off);

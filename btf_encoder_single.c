@@ -12,10 +12,11 @@
  * deduplicates it while the next one fills. A batch's type ids and
  * string offsets are its own; what the functions and DATASECs at the end
  * keep of them (type ids, parameter names, tag values) is mapped to the
- * merged BTF after btf_encoder__merge, which also holds the end of the
- * stream and gets the final dedup. Split BTF (a --btf_base) is one BTF, not
- * batched (libbpf 1.1's btf__add_btf refuses split BTF, EOPNOTSUPP), made a
- * libbpf BTF in btf_encoder__merge.
+ * merged BTF by btf_encoder__merge, batch by batch as each is merged; the
+ * merged BTF also holds the end of the stream and gets the final dedup.
+ * Split BTF (a --btf_base) is one BTF, not batched (libbpf 1.1's
+ * btf__add_btf refuses split BTF, EOPNOTSUPP), made a libbpf BTF in
+ * btf_encoder__merge.
  *
  * Why the stream must match: btf__dedup keeps the first occurrence of every
  * equivalence class and rebuilds the string section in order of first
@@ -527,26 +528,79 @@ static int merged_str(const struct btf_encoder *enc, uint32_t k, uint32_t *off)
 	return 0;
 }
 
-static int merged_funcs_and_vars(struct btf_encoder *enc)
+static int merged_func(struct btf_encoder *enc, struct func_state *st)
+{
+	uint32_t j;
+	int err = merged_type(enc, st->batch, &st->ret_type);
+
+	for (j = 0; j < st->nr_params && !err; j++) {
+		struct saved_param *p = &enc->params[st->first_param + j];
+
+		err = merged_type(enc, st->batch, &p->type)
+			      ?: merged_str(enc, st->batch, &p->name_off);
+	}
+	for (j = 0; j < st->nr_annots && !err; j++)
+		err = merged_str(enc, st->batch, &enc->annots[st->first_annot + j].value_off);
+	return err;
+}
+
+/*
+ * The saved functions by batch, to map each batch's to the merged BTF as
+ * soon as it is merged: batch k's are enc->funcs[idx[i]] for i from
+ * end[k - 1] (0 for k = 0) to end[k]; batch .k is the next to map.
+ */
+struct funcs_by_batch {
+	uint32_t *idx, *end;
+	uint32_t nr_batches, k, i;
+};
+
+/* a counting sort: the functions are in ELF order by now, not in CU order */
+static int funcs_by_batch__new(const struct btf_encoder *enc, uint32_t nr_batches,
+			       struct funcs_by_batch *fb)
+{
+	uint32_t *start, i;
+
+	*fb = (struct funcs_by_batch){ .nr_batches = nr_batches };
+	start = calloc((size_t)nr_batches + 1, sizeof(*start));
+	fb->idx = malloc(((size_t)enc->nr_funcs ?: 1) * sizeof(*fb->idx));
+	if (!start || !fb->idx) {
+		free(start);
+		free(fb->idx);
+		return -ENOMEM;
+	}
+	for (i = 0; i < enc->nr_funcs; i++)
+		start[enc->funcs[i].batch + 1]++;
+	for (i = 0; i < nr_batches; i++)
+		start[i + 1] += start[i];
+	for (i = 0; i < enc->nr_funcs; i++)
+		fb->idx[start[enc->funcs[i].batch]++] = i;
+	fb->end = start; /* each start moved on to its batch's end */
+	return 0;
+}
+
+static void funcs_by_batch__free(struct funcs_by_batch *fb)
+{
+	free(fb->idx);
+	free(fb->end);
+}
+
+/* the functions of batch fb->k, once it is merged (see btf_batches__merged) */
+static int merged_funcs_of_batch(struct btf_encoder *enc, struct funcs_by_batch *fb, bool wait)
+{
+	int err = btf_batches__merged(enc->batches, fb->k, wait);
+
+	for (; !err && fb->i < fb->end[fb->k]; fb->i++)
+		err = merged_func(enc, &enc->funcs[fb->idx[fb->i]]);
+	fb->k += !err;
+	return err;
+}
+
+static int merged_vars(struct btf_encoder *enc)
 {
 	size_t shndx, n = elf_symtab__nr_sections(enc->es);
-	uint32_t i, j;
+	uint32_t i;
 	int err = 0;
 
-	for (i = 0; i < enc->nr_funcs && !err; i++) {
-		struct func_state *st = &enc->funcs[i];
-
-		err = merged_type(enc, st->batch, &st->ret_type);
-		for (j = 0; j < st->nr_params && !err; j++) {
-			struct saved_param *p = &enc->params[st->first_param + j];
-
-			err = merged_type(enc, st->batch, &p->type)
-				      ?: merged_str(enc, st->batch, &p->name_off);
-		}
-		for (j = 0; j < st->nr_annots && !err; j++)
-			err = merged_str(enc, st->batch,
-					 &enc->annots[st->first_annot + j].value_off);
-	}
 	for (shndx = 0; shndx < n && !err; shndx++)
 		for (i = 0; i < enc->secs[shndx].nr && !err; i++)
 			err = merged_type(enc, enc->secs[shndx].recs[i].batch,
@@ -605,7 +659,7 @@ static int sort_funcs(struct btf_encoder *enc)
 /*
  * The saved functions by ELF function, each section's variables by offset,
  * as btf_encoder__finish emits them. Neither order depends on type ids, so
- * this runs before the merge, while the last batches are deduplicated.
+ * this runs while the last batches are deduplicated.
  */
 static int sort_funcs_and_vars(struct btf_encoder *enc)
 {
@@ -619,28 +673,49 @@ static int sort_funcs_and_vars(struct btf_encoder *enc)
 	return err;
 }
 
+/*
+ * The end of the stream: the last batch handed over, and every batch merged,
+ * with the saved functions and the variables mapped to the merged BTF. The
+ * last batch's dedup, which nothing else overlaps, starts first if it can;
+ * the sort and the mapping of the batches merged so far fill the wait for
+ * it, or for a dedup to end so that it can start.
+ */
 int btf_encoder__merge(struct btf_encoder *enc)
 {
-	int err = sort_funcs_and_vars(enc);
+	struct funcs_by_batch fb = { 0 };
+	int err = 0, map_err = 0;
 
-	if (err) {
-		pr_warn("%s: cannot encode functions and sections: %s\n", enc->path,
-			strerror(-err));
-		return err;
-	}
 	if (!enc->batches) {
-		enc->btf = btf_raw__to_btf(enc->raw, &err);
-		enc->raw = NULL;
-		if (!enc->btf)
+		err = sort_funcs_and_vars(enc);
+		if (!err) {
+			enc->btf = btf_raw__to_btf(enc->raw, &err);
+			enc->raw = NULL;
+		}
+		if (err)
 			pr_warn("%s: cannot encode: %s\n", enc->path, strerror(-err));
 		return err;
 	}
-	if (enc->raw)
+	if (enc->raw && btf_batches__can_add(enc->batches))
+		err = batch_close(enc);
+	if (!err)
+		err = sort_funcs_and_vars(enc)
+			      ?: funcs_by_batch__new(enc, enc->nr_batches + !!enc->raw, &fb);
+	while (!err && enc->raw && !btf_batches__can_add(enc->batches) &&
+	       !(map_err = merged_funcs_of_batch(enc, &fb, false)))
+		;
+	if (!err && enc->raw)
 		err = batch_close(enc);
 	if (err) {
+		funcs_by_batch__free(&fb);
 		pr_warn("%s: cannot encode: %s\n", enc->path, strerror(-err));
 		return err;
 	}
+	if (map_err == -EAGAIN)
+		map_err = 0;
+	while (!map_err && fb.k < fb.nr_batches)
+		map_err = merged_funcs_of_batch(enc, &fb, true);
+	funcs_by_batch__free(&fb);
+	/* a batch's failure (map_err -ECANCELED) is reported here */
 	enc->btf = btf_batches__merge(enc->batches, enc->path, &err);
 	if (!enc->btf)
 		return err;
@@ -650,7 +725,7 @@ int btf_encoder__merge(struct btf_encoder *enc)
 	enc->strs = (struct addr_cache){ 0 };
 	free(enc->short_strs.slots);
 	enc->short_strs = (struct addr_cache){ 0 };
-	err = merged_funcs_and_vars(enc);
+	err = map_err ?: merged_vars(enc);
 	if (err)
 		pr_warn("%s: cannot merge the BTF batches: %s\n", enc->path, strerror(-err));
 	return err;
