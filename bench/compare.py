@@ -7,11 +7,15 @@ standard output. Every output is compared with the first build's; a
 difference stops the run.
 
 Usage: python3 bench/compare.py [--runs N] [--jobs "1 2"] [--kernel 6.1|6.12]
-                                LABEL=[NAME=VALUE,...:]BINARY ...
+                                [--phases] LABEL=[NAME=VALUE,...:]BINARY ...
 
   e.g. python3 bench/compare.py --runs 7 --jobs "1 2 4" \\
            old=/tmp/old/dwarf2btf new=build/dwarf2btf \\
            thp=GLIBC_TUNABLES=glibc.malloc.hugetlb=1:build/dwarf2btf
+
+--phases runs each with -V and adds a second table: the medians of each
+phase's wall time, and the CPU time of the encoder's writer thread and of
+the batch threads, as -V reports them.
 
 bench/tune.sh builds revisions or compile-time values itself; this is for
 builds made by hand (scratch changes) and for environment settings. Not a
@@ -19,6 +23,7 @@ test: it asserts no timing.
 """
 import argparse
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -27,6 +32,20 @@ import time
 
 FLAGS = ["--btf_features=encode_force,var,float,enum64,decl_tag,type_tag,"
          "optimized_func,consistent_func,decl_tag_kfuncs", "--lang_exclude=rust"]
+
+
+PHASES = ["open", "encode", "merge", "funcs", "dedup", "write"]
+
+
+def parse_phases(text):
+    """-V's report: each phase's wall time, the writer's and batches' CPU time"""
+    v = {}
+    for m in re.finditer(r"^dwarf2btf: (\w+) +wall +([\d.]+) s", text, re.M):
+        v[m.group(1)] = float(m.group(2))
+    m = re.search(r"writer thread ([\d.]+) s CPU; .* ([\d.]+) s CPU, ", text)
+    if m:
+        v["writer"], v["batches"] = float(m.group(1)), float(m.group(2))
+    return v
 
 
 def parse_build(arg):
@@ -44,26 +63,35 @@ def main():
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--jobs", default="1 2")
     ap.add_argument("--kernel", default="6.1")
+    ap.add_argument("--phases", action="store_true")
     ap.add_argument("builds", nargs="+")
     a = ap.parse_args()
     cache = os.environ.get("DWARF2BTF_CACHE", "/var/cache/dwarf2btf")
     vmlinux = os.path.join(cache, "linux-" + a.kernel, "vmlinux")
     builds = [parse_build(b) for b in a.builds]
     jobs = a.jobs.split()
-    res = {}
+    res, phases = {}, {}
     with tempfile.TemporaryDirectory() as tmp:
         for _ in range(a.runs):
             for j in jobs:
                 for k, (label, settings, binary) in enumerate(builds):
                     out = os.path.join(tmp, "%d-%s.btf" % (k, j))
                     env = dict(os.environ, **settings)
-                    t0 = time.monotonic()
-                    p = subprocess.Popen([binary, "-J", "-j" + j] + FLAGS +
-                                         ["--btf_encode_detached=" + out, vmlinux], env=env)
-                    _, status, ru = os.wait4(p.pid, 0)
-                    wall = time.monotonic() - t0
+                    log = os.path.join(tmp, "stderr")
+                    with open(log, "w") as err:
+                        t0 = time.monotonic()
+                        p = subprocess.Popen([binary, "-J", "-j" + j] + (["-V"] if a.phases else [])
+                                             + FLAGS + ["--btf_encode_detached=" + out, vmlinux],
+                                             env=env, stderr=err)
+                        _, status, ru = os.wait4(p.pid, 0)
+                        wall = time.monotonic() - t0
+                    with open(log) as err:
+                        text = err.read()
                     if status:
+                        sys.stderr.write(text)
                         sys.exit("compare.py: %s -j%s failed (status %#x)" % (label, j, status))
+                    if a.phases:
+                        phases.setdefault((k, j), []).append(parse_phases(text))
                     res.setdefault((k, j), []).append(
                         (wall, ru.ru_utime + ru.ru_stime, ru.ru_stime, ru.ru_maxrss / 1024,
                          ru.ru_minflt))
@@ -85,6 +113,20 @@ def main():
             q = statistics.quantiles([r[3] for r in res[(k, j)]], n=4) if a.runs > 1 else [m[3]] * 3
             print("| %s | %s | %.2f | %.2f | %.2f | %.1f | %.1f–%.1f | %d |"
                   % (label, j, *m[:4], q[0], q[2], m[4]))
+    if not a.phases:
+        return
+    cols = PHASES + ["writer", "batches"]
+    print()
+    print("Medians of `-V`: each phase's wall time, the writer's and the batch threads' CPU time (s)")
+    print()
+    print("| build | -j | " + " | ".join(cols) + " |")
+    print("|---|--:|" + "--:|" * len(cols))
+    for j in jobs:
+        for k, (label, _, _) in enumerate(builds):
+            runs = phases[(k, j)]
+            print("| %s | %s | " % (label, j) + " | ".join(
+                "%.3f" % statistics.median(r[c] for r in runs) if all(c in r for r in runs)
+                else "–" for c in cols) + " |")
 
 
 if __name__ == "__main__":
