@@ -335,13 +335,14 @@ int encode_pipeline__run(const char *path, const struct d2b_conf *conf)
 		btf_encoder__stats(r.enc, &stats);
 		fprintf(stderr,
 			"dwarf2btf: %u CUs, %u threads, %u functions saved, %u FUNCs, %u VARs, "
-			"%u types before dedup (%u exact repeats not added), %u after; "
+			"%u types before dedup (%u exact repeats not added, %u function prototypes shared), %u after; "
 			"writer thread %.3f s CPU; %u batch dedups, %u at once, %.3f s CPU, "
 			"%.3f s waited for\n",
 			stats.nr_cus, conf->nr_jobs, stats.nr_funcs_saved, stats.nr_funcs,
 			stats.nr_vars, stats.nr_types_pre_dedup - 1, stats.nr_types_repeated,
-			stats.nr_types - 1, stats.writer_cpu_s, stats.batches.nr_batches,
-			stats.batches.max_running, stats.batches.cpu_s, stats.batches.wait_s);
+			stats.nr_protos_shared, stats.nr_types - 1, stats.writer_cpu_s,
+			stats.batches.nr_batches, stats.batches.max_running, stats.batches.cpu_s,
+			stats.batches.wait_s);
 	}
 out:
 	btf_encoder__free(r.enc);

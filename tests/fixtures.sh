@@ -220,7 +220,7 @@ lto | ltonote) ;;
 	read -r -a flags <<<"$FLAGS_612"
 	repeats=$("$DWARF2BTF" -V -j1 ${flags[@]+"${flags[@]}"} \
 		--btf_encode_detached="$WORKDIR/repeats.btf" "$WORKDIR/fixture" 2>&1 |
-		sed -n 's/.*(\([0-9]*\) exact repeats not added).*/\1/p')
+		sed -n 's/.*(\([0-9]*\) exact repeats not added,.*/\1/p')
 	if [ "${repeats:-0}" -gt 0 ]; then
 		tally_ok "$repeats repeated types found"
 	else
