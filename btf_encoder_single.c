@@ -578,6 +578,7 @@ static int funcs_by_batch__new(const struct btf_encoder *enc, uint32_t nr_batche
 	if (!start || !fb->idx) {
 		free(start);
 		free(fb->idx);
+		fb->idx = NULL;
 		return -ENOMEM;
 	}
 	for (i = 0; i < enc->nr_funcs; i++)
@@ -712,9 +713,12 @@ int btf_encoder__merge(struct btf_encoder *enc)
 	if (!err)
 		err = sort_funcs_and_vars(enc)
 			      ?: funcs_by_batch__new(enc, enc->nr_batches + !!enc->raw, &fb);
-	while (!err && enc->raw && !btf_batches__can_add(enc->batches) &&
-	       !(map_err = merged_funcs_of_batch(enc, &fb, false)))
-		;
+	/* until it can start, the functions of the batches merged meanwhile */
+	while (!err && enc->raw && !btf_batches__can_add(enc->batches)) {
+		map_err = merged_funcs_of_batch(enc, &fb, false);
+		if (map_err)
+			break;
+	}
 	if (!err && enc->raw)
 		err = batch_close(enc);
 	if (err) {
@@ -1582,18 +1586,11 @@ static bool protos_equal(const struct btf_encoder *enc, const struct func_state 
 			 const struct func_state *b)
 {
 	return a->ret_type == b->ret_type && a->nr_params == b->nr_params &&
-	       !memcmp(&enc->params[a->first_param], &enc->params[b->first_param],
-		       a->nr_params * sizeof(*enc->params));
+	       (!a->nr_params || !memcmp(&enc->params[a->first_param], &enc->params[b->first_param],
+					 a->nr_params * sizeof(*enc->params)));
 }
 
-/*
- * The FUNC_PROTO of @st: one that an earlier function added, if it has the
- * very same return type and parameters (names and types, by id: what the
- * final dedup finds the same), else a new one. Nothing but its FUNC refers
- * to a function's FUNC_PROTO, so the dedup would have mapped this one onto
- * that one's class, and it adds no string: the output is the same, with
- * fewer types for the dedup (20,628 of 42,010 in the 6.1 vmlinux).
- */
+/* the table of func_proto's FUNC_PROTOs, twice as large (4,096 slots at first) */
 static int protos_grow(struct btf_encoder *enc)
 {
 	struct proto_slot *old = enc->protos;
@@ -1619,6 +1616,14 @@ static int protos_grow(struct btf_encoder *enc)
 	return 0;
 }
 
+/*
+ * The FUNC_PROTO of @st: one that an earlier function added, if it has the
+ * very same return type and parameters (names and types, by id: what the
+ * final dedup finds the same), else a new one. Nothing but its FUNC refers
+ * to a function's FUNC_PROTO, so the dedup would have mapped this one onto
+ * that one's class, and it adds no string: the output is the same, with
+ * fewer types for the dedup (20,628 of 42,010 in the 6.1 vmlinux).
+ */
 static int func_proto(struct btf_encoder *enc, const struct func_state *st)
 {
 	struct proto_slot *slot;
