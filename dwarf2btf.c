@@ -110,13 +110,14 @@ static unsigned int nr_cpus(void)
 	return n > 0 ? (unsigned int)n : 1;
 }
 
-static int parse_jobs(const char *arg, unsigned int *jobs)
+/* -j's value; bare (or 0): @cpus, the CPUs it may run on */
+static int parse_jobs(const char *arg, unsigned int cpus, unsigned int *jobs)
 {
 	char *end;
 	unsigned long n;
 
 	if (!arg) {
-		*jobs = nr_cpus();
+		*jobs = cpus;
 		return 0;
 	}
 	n = strtoul(arg, &end, 10);
@@ -124,7 +125,7 @@ static int parse_jobs(const char *arg, unsigned int *jobs)
 		pr_warn("invalid -j value '%s'\n", arg);
 		return -EINVAL;
 	}
-	*jobs = n ? (unsigned int)n : nr_cpus();
+	*jobs = n ? (unsigned int)n : cpus;
 	return 0;
 }
 
@@ -138,7 +139,9 @@ static int parse_args(int argc, char **argv, struct d2b_conf *conf, bool *encode
 		switch (c) {
 		case 'J': *encode = true; break;
 		case OPT_DETACHED: *encode = true; conf->detached = optarg; break;
-		case 'j': err = parse_jobs(optarg, &conf->nr_jobs); break;
+		case 'j':
+			err = parse_jobs(optarg, conf->nr_cpus, &conf->nr_jobs);
+			break;
 		case OPT_ENCODING:
 			err = btf_features__apply_option(conf, long_options[idx].name, optarg);
 			break;
@@ -166,6 +169,7 @@ int main(int argc, char **argv)
 	int err;
 
 	btf_features__defaults(&conf);
+	conf.nr_cpus = nr_cpus();
 	err = parse_args(argc, argv, &conf, &encode);
 	if (err)
 		return err > 0 ? EXIT_SUCCESS : EXIT_FAILURE;
@@ -173,7 +177,6 @@ int main(int argc, char **argv)
 		conf.lang_exclude = getenv("PAHOLE_LANG_EXCLUDE");
 	/* window: units loaded ahead of the encoder; see Documentation/design.md */
 	conf.window = emit_ordered_window(conf.nr_jobs);
-	conf.nr_cpus = nr_cpus();
 	conf.batch_types = BTF_BATCH_TYPES;
 	if (optind != argc - 1) {
 		pr_warn("expected exactly one input file (see --help)\n");
