@@ -113,6 +113,12 @@ struct proto_slot {
 	int id;
 };
 
+/* emit_saved_funcs's FUNC_PROTOs by content (func_proto): at most 3/4 full */
+struct proto_table {
+	struct proto_slot *slots;
+	uint32_t cap, nr; /* cap: 0 or a power of two */
+};
+
 struct secinfo {
 	uint32_t type;
 	uint32_t offset;
@@ -225,8 +231,6 @@ struct btf_encoder {
 	uint32_t nr_annots, cap_annots;
 
 	struct sec_vars *secs; /* per ELF section index */
-	struct proto_slot *protos; /* emit_func's, by content: at most 3/4 full */
-	uint32_t cap_protos, nr_protos; /* cap_protos: a power of 2 */
 	struct btf_encoder_stats stats;
 };
 
@@ -1590,29 +1594,25 @@ static bool protos_equal(const struct btf_encoder *enc, const struct func_state 
 					 a->nr_params * sizeof(*enc->params)));
 }
 
-/* the table of func_proto's FUNC_PROTOs, twice as large (4,096 slots at first) */
-static int protos_grow(struct btf_encoder *enc)
+/* the table twice as large (4,096 slots at first) */
+static int proto_table__grow(struct proto_table *t)
 {
-	struct proto_slot *old = enc->protos;
-	uint32_t i, j, cap = enc->cap_protos, mask;
+	uint32_t i, j, cap = t->cap ? 2 * t->cap : 4096, mask = cap - 1;
+	struct proto_slot *slots = calloc(cap, sizeof(*slots));
 
-	enc->cap_protos = cap ? 2 * cap : 4096;
-	enc->protos = calloc(enc->cap_protos, sizeof(*enc->protos));
-	if (!enc->protos) {
-		enc->protos = old;
-		enc->cap_protos = cap;
+	if (!slots)
 		return -ENOMEM;
-	}
-	mask = enc->cap_protos - 1;
-	for (i = 0; i < cap; i++) {
-		if (!old[i].hash)
+	for (i = 0; i < t->cap; i++) {
+		if (!t->slots[i].hash)
 			continue;
-		j = (old[i].hash >> 1) & mask;
-		while (enc->protos[j].hash)
+		j = (t->slots[i].hash >> 1) & mask;
+		while (slots[j].hash)
 			j = (j + 1) & mask;
-		enc->protos[j] = old[i];
+		slots[j] = t->slots[i];
 	}
-	free(old);
+	free(t->slots);
+	t->slots = slots;
+	t->cap = cap;
 	return 0;
 }
 
@@ -1624,7 +1624,7 @@ static int protos_grow(struct btf_encoder *enc)
  * that one's class, and it adds no string: the output is the same, with
  * fewer types for the dedup (20,628 of 42,010 in the 6.1 vmlinux).
  */
-static int func_proto(struct btf_encoder *enc, const struct func_state *st)
+static int func_proto(struct btf_encoder *enc, struct proto_table *t, const struct func_state *st)
 {
 	struct proto_slot *slot;
 	uint64_t h = st->ret_type * 0x9e3779b97f4a7c15ull + st->nr_params;
@@ -1638,11 +1638,11 @@ static int func_proto(struct btf_encoder *enc, const struct func_state *st)
 		h = (h ^ p->type) * 0x9e3779b97f4a7c15ull;
 	}
 	hash = (uint32_t)(h >> 32) | 1;
-	if (4 * (enc->nr_protos + 1) > 3 * enc->cap_protos && (err = protos_grow(enc)))
+	if (4 * (t->nr + 1) > 3 * t->cap && (err = proto_table__grow(t)))
 		return err;
-	mask = enc->cap_protos - 1;
+	mask = t->cap - 1;
 	for (i = (hash >> 1) & mask;; i = (i + 1) & mask) {
-		slot = &enc->protos[i];
+		slot = &t->slots[i];
 		if (!slot->hash)
 			break;
 		if (slot->hash == hash && protos_equal(enc, &enc->funcs[slot->func], st)) {
@@ -1661,17 +1661,18 @@ static int func_proto(struct btf_encoder *enc, const struct func_state *st)
 			return err;
 	}
 	*slot = (struct proto_slot){ hash, (uint32_t)(st - enc->funcs), proto };
-	enc->nr_protos++;
+	t->nr++;
 	return proto;
 }
 
-static int emit_func(struct btf_encoder *enc, const struct func_state *st)
+static int emit_func(struct btf_encoder *enc, struct proto_table *protos,
+		     const struct func_state *st)
 {
 	const char *name = st->elf->alias ? st->elf->alias : st->elf->name;
 	uint32_t i;
 	int proto, id, err;
 
-	proto = func_proto(enc, st);
+	proto = func_proto(enc, protos, st);
 	if (proto < 0)
 		return proto;
 	id = btf__add_func(enc->btf, name, BTF_FUNC_STATIC, proto);
@@ -1697,6 +1698,7 @@ static int emit_func(struct btf_encoder *enc, const struct func_state *st)
 
 static int emit_saved_funcs(struct btf_encoder *enc)
 {
+	struct proto_table protos = { 0 };
 	uint32_t i, j;
 	int err = 0;
 
@@ -1713,13 +1715,11 @@ static int emit_saved_funcs(struct btf_encoder *enc)
 		}
 		if (enc->conf->skip_inconsistent_proto && (unexpected || inconsistent))
 			continue;
-		err = emit_func(enc, first);
+		err = emit_func(enc, &protos, first);
 		if (err)
 			break;
 	}
-	free(enc->protos);
-	enc->protos = NULL;
-	enc->cap_protos = enc->nr_protos = 0;
+	free(protos.slots);
 	return err;
 }
 
