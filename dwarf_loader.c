@@ -23,8 +23,9 @@
  * mark of them).
  *
  * Memory: the encoder's writer thread calls dwarf_loader__release_cu() for
- * each unit it is done with, in unit order, which drops the pages of the debug sections that unit read
- * from the process's resident set (struct mapped_section).
+ * each unit it is done with, in unit order, and the loader's releaser
+ * thread then drops the pages of the debug sections that unit read from
+ * the process's resident set (struct mapped_section, struct releaser).
  *
  * Table order follows pahole's loader so that the encoder can emit the same
  * pre-dedup type stream: a type entry is appended when its DIE is done, after
@@ -74,12 +75,34 @@
  * A debug section read straight from libelf's read-only private mapping of
  * the file (not a decompressed or relocated copy), whose pages can thus be
  * dropped from the resident set with MADV_DONTNEED: they come back from the
- * file if read again. Pages before .released are dropped.
+ * file if read again. Pages before .released are dropped; those before
+ * .requested will be (struct releaser).
  */
 struct mapped_section {
 	const struct dr_section *sec;
 	bool mapped;
-	uint64_t released;
+	uint64_t requested; /* the caller of dwarf_loader__release_cu's */
+	uint64_t released; /* the releaser thread's */
+};
+
+enum { REL_INFO, REL_ABBREV, REL_LOC, REL_LOCLISTS, NR_REL };
+
+/*
+ * The pages are dropped on a thread of its own: an madvise() costs its
+ * caller the unmapping and a TLB flush on every CPU the process runs on,
+ * a quarter of the encoder's writer's CPU time when the writer did it, and
+ * the writer is one of the encode phase's two serial stages
+ * (Documentation/performance.md, "Session 18"). dwarf_loader__release_cu
+ * only moves the targets and wakes the thread; the pages go a little later.
+ */
+struct releaser {
+	pthread_t thread;
+	bool running; /* set before the thread runs, cleared after the join */
+	pthread_mutex_t lock;
+	pthread_cond_t wake;
+	uint64_t to[NR_REL]; /* lock: drop each section's pages up to there */
+	bool pending; /* lock: .to moved since the thread last took it */
+	bool stop; /* lock */
 };
 
 struct dwarf_loader {
@@ -93,9 +116,10 @@ struct dwarf_loader {
 	uint8_t *reloc_copies[8];
 	unsigned int nr_reloc_copies;
 	size_t sec_index[8]; /* ELF section index of each dr_sections member */
-	/* sections released as the units that read them are done (the
-	 * encoder's writer thread only, see dwarf_loader__release_cu) */
-	struct mapped_section rel_info, rel_abbrev, rel_loc, rel_loclists;
+	/* sections released as the units that read them are done
+	 * (dwarf_loader__release_cu, then the releaser thread) */
+	struct mapped_section rel[NR_REL];
+	struct releaser releaser;
 	/* .debug_info is the file's bytes at info_file_off (the index reads
 	 * unit headers with pread) */
 	bool info_in_file;
@@ -576,7 +600,7 @@ static void section_map_init(struct mapped_section *ms, const struct dr_section 
 {
 	ms->sec = sec;
 	ms->mapped = sec->data && sec->size && file_mapped(sec->data, sec->size);
-	ms->released = 0;
+	ms->requested = ms->released = 0;
 }
 
 /*
@@ -591,26 +615,102 @@ static void section_map_init(struct mapped_section *ms, const struct dr_section 
 #endif
 
 /*
- * The caller is done with every byte of the section before @to: drop the
- * pages from the one holding .released to the one holding @to (excluded)
- * and move .released to @to, once that is a step away or the section's
- * end. Offsets below .released are done already.
+ * The caller is done with every byte of the section before @to: true if
+ * that is a step past .requested, or the section's end, and .requested
+ * moved there (the releaser drops the pages up to it).
  */
+static bool section_request(struct mapped_section *ms, uint64_t to)
+{
+	if (!ms->mapped || to <= ms->requested)
+		return false;
+	if (to > ms->sec->size)
+		to = ms->sec->size;
+	if (to - ms->requested < SECTION_RELEASE_STEP && to < ms->sec->size)
+		return false;
+	ms->requested = to;
+	return true;
+}
+
+/* drop the pages from the one holding .released to the one holding @to (excluded) */
 static void section_release(struct mapped_section *ms, uint64_t to)
 {
 	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), start, end;
 
-	if (!ms->mapped || to <= ms->released)
-		return;
-	if (to > ms->sec->size)
-		to = ms->sec->size;
-	if (to - ms->released < SECTION_RELEASE_STEP && to < ms->sec->size)
+	if (to <= ms->released)
 		return;
 	start = ((uintptr_t)ms->sec->data + ms->released) & ~(page - 1);
 	end = ((uintptr_t)ms->sec->data + to) & ~(page - 1);
 	if (end > start)
 		madvise((void *)start, end - start, MADV_DONTNEED);
 	ms->released = to;
+}
+
+static void *releaser_run(void *arg)
+{
+	struct dwarf_loader *dl = arg;
+	struct releaser *r = &dl->releaser;
+	uint64_t to[NR_REL];
+	unsigned int i;
+
+	pthread_mutex_lock(&r->lock);
+	for (;;) {
+		while (!r->pending && !r->stop)
+			pthread_cond_wait(&r->wake, &r->lock);
+		if (r->stop)
+			break; /* elf_end's munmap drops what is left */
+		memcpy(to, r->to, sizeof(to));
+		r->pending = false;
+		pthread_mutex_unlock(&r->lock);
+		for (i = 0; i < NR_REL; i++)
+			section_release(&dl->rel[i], to[i]);
+		pthread_mutex_lock(&r->lock);
+	}
+	pthread_mutex_unlock(&r->lock);
+	return NULL;
+}
+
+/* start the releaser if a section can be released (else it stays off); or -errno */
+static int releaser_start(struct dwarf_loader *dl)
+{
+	struct releaser *r = &dl->releaser;
+	unsigned int i;
+	int err;
+
+	for (i = 0; i < NR_REL && !dl->rel[i].mapped; i++)
+		;
+	if (i == NR_REL)
+		return 0;
+	if (pthread_mutex_init(&r->lock, NULL))
+		return -ENOMEM;
+	if (pthread_cond_init(&r->wake, NULL)) {
+		pthread_mutex_destroy(&r->lock);
+		return -ENOMEM;
+	}
+	err = pthread_create(&r->thread, NULL, releaser_run, dl);
+	if (err) {
+		pthread_cond_destroy(&r->wake);
+		pthread_mutex_destroy(&r->lock);
+		return -err;
+	}
+	r->running = true;
+	return 0;
+}
+
+/* the releaser stopped and joined (called just before elf_end unmaps the file) */
+static void releaser_stop(struct dwarf_loader *dl)
+{
+	struct releaser *r = &dl->releaser;
+
+	if (!r->running)
+		return;
+	pthread_mutex_lock(&r->lock);
+	r->stop = true;
+	pthread_cond_signal(&r->wake);
+	pthread_mutex_unlock(&r->lock);
+	pthread_join(r->thread, NULL);
+	r->running = false;
+	pthread_cond_destroy(&r->wake);
+	pthread_mutex_destroy(&r->lock);
 }
 
 /*
@@ -768,8 +868,8 @@ struct dwarf_loader *dwarf_loader__new(const char *path, const struct d2b_conf *
 		*err = -EFBIG;
 		goto out_free;
 	}
-	section_map_init(&dl->rel_info, &dl->secs.info);
-	if (dl->rel_info.mapped) {
+	section_map_init(&dl->rel[REL_INFO], &dl->secs.info);
+	if (dl->rel[REL_INFO].mapped) {
 		size_t size;
 		uintptr_t raw = (uintptr_t)elf_rawfile(dl->elf, &size);
 		uintptr_t data = (uintptr_t)dl->secs.info.data;
@@ -781,9 +881,12 @@ struct dwarf_loader *dwarf_loader__new(const char *path, const struct d2b_conf *
 	*err = loader_index_units(dl);
 	if (*err)
 		goto out_free;
-	section_map_init(&dl->rel_abbrev, &dl->secs.abbrev);
-	section_map_init(&dl->rel_loc, &dl->secs.loc);
-	section_map_init(&dl->rel_loclists, &dl->secs.loclists);
+	section_map_init(&dl->rel[REL_ABBREV], &dl->secs.abbrev);
+	section_map_init(&dl->rel[REL_LOC], &dl->secs.loc);
+	section_map_init(&dl->rel[REL_LOCLISTS], &dl->secs.loclists);
+	*err = releaser_start(dl);
+	if (*err)
+		goto out_free;
 	/* (the one merged CU keeps its arrays apart; without a ring, malloc serves) */
 	if (!dl->merged) {
 		size_t units = (size_t)(conf->window ? conf->window : 1) + RING_SLACK_UNITS;
@@ -803,6 +906,7 @@ void dwarf_loader__free(struct dwarf_loader *dl)
 
 	if (!dl)
 		return;
+	releaser_stop(dl);
 	if (dl->elf)
 		elf_end(dl->elf);
 	if (dl->fd >= 0)
@@ -832,20 +936,31 @@ void dwarf_loader__free(struct dwarf_loader *dl)
  */
 void dwarf_loader__release_cu(struct dwarf_loader *dl, const struct cu *cu)
 {
-	unsigned int id = cu->id;
+	struct releaser *r = &dl->releaser;
+	unsigned int id = cu->id, i;
+	bool moved;
 
-	if (id >= dl->nr_cus)
+	if (id >= dl->nr_cus || !r->running)
 		return;
 	if (dl->merged) {
-		section_release(&dl->rel_info, dl->secs.info.size);
-		section_release(&dl->rel_abbrev, dl->secs.abbrev.size);
+		moved = section_request(&dl->rel[REL_INFO], dl->secs.info.size);
+		moved |= section_request(&dl->rel[REL_ABBREV], dl->secs.abbrev.size);
 	} else {
-		section_release(&dl->rel_info, dl->units[id].end);
-		section_release(&dl->rel_abbrev, id + 1 < dl->nr_cus ? dl->units[id + 1].abbrev_off
-								     : dl->secs.abbrev.size);
+		moved = section_request(&dl->rel[REL_INFO], dl->units[id].end);
+		moved |= section_request(&dl->rel[REL_ABBREV],
+					 id + 1 < dl->nr_cus ? dl->units[id + 1].abbrev_off
+							     : dl->secs.abbrev.size);
 	}
-	section_release(&dl->rel_loc, cu->loc_end[0]);
-	section_release(&dl->rel_loclists, cu->loc_end[1]);
+	moved |= section_request(&dl->rel[REL_LOC], cu->loc_end[0]);
+	moved |= section_request(&dl->rel[REL_LOCLISTS], cu->loc_end[1]);
+	if (!moved)
+		return;
+	pthread_mutex_lock(&r->lock);
+	for (i = 0; i < NR_REL; i++)
+		r->to[i] = dl->rel[i].requested;
+	r->pending = true;
+	pthread_cond_signal(&r->wake);
+	pthread_mutex_unlock(&r->lock);
 }
 
 void dwarf_loader__end_loads(struct dwarf_loader *dl)

@@ -244,7 +244,8 @@ void dwarf_loader__end_loads(struct dwarf_loader *dl);
 /*
  * Units 0..@cu->id are done: the pages of the debug sections they read may
  * leave the process's resident set (they are read again from the file if
- * ever touched again). Call in id order, from one thread (the collector).
+ * ever touched again); the loader's own thread drops them. Call in id
+ * order, from one thread at a time (the encoder's writer).
  */
 void dwarf_loader__release_cu(struct dwarf_loader *dl, const struct cu *cu);
 void cu__free(struct cu *cu);
