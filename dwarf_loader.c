@@ -62,6 +62,7 @@
 #include "dwarf_reader.h"
 #include "elf_symtab.h"
 #include "msort.h"
+#include "str_canon.h"
 #include "unit_ring.h"
 
 #ifndef DW_TAG_LLVM_annotation
@@ -111,6 +112,7 @@ struct dwarf_loader {
 	Elf *elf;
 	const struct d2b_conf *conf;
 	bool relocatable; /* ET_REL */
+	bool strs_canonical; /* ET_REL: its references into .debug_str made canonical */
 	struct dr_sections secs;
 	/* ET_REL: relocated private copies of debug sections, to free */
 	uint8_t *reloc_copies[8];
@@ -448,125 +450,20 @@ static uint64_t buf_get(const uint8_t *p, int width, bool swap)
 static void buf_put(uint8_t *p, int width, uint64_t v, bool swap)
 {
 	bool big = swap != (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__);
+	uint32_t v32 = (uint32_t)v;
 	int i;
 
+	/* (the host's order: one store; a million relocations in mlx5_core.ko) */
+	if (!swap && width == 4) {
+		memcpy(p, &v32, 4);
+		return;
+	}
+	if (!swap && width == 8) {
+		memcpy(p, &v, 8);
+		return;
+	}
 	for (i = 0; i < width; i++)
 		p[big ? width - 1 - i : i] = (uint8_t)(v >> (8 * i));
-}
-
-/* apply the relocation section @rscn to @target (a private copy) */
-static int reloc_apply(struct dwarf_loader *dl, unsigned int machine, Elf_Scn *rscn,
-		       GElf_Shdr *rsh, struct dr_section *target, const uint64_t *layout,
-		       size_t nr_secs)
-{
-	Elf_Scn *symscn = elf_getscn(dl->elf, rsh->sh_link);
-	Elf_Data *rdata = elf_getdata(rscn, NULL), *syms = symscn ? elf_getdata(symscn, NULL) : NULL;
-	size_t i, n;
-
-	if (!rdata || !syms || !rsh->sh_entsize)
-		return -EINVAL;
-	n = rsh->sh_size / rsh->sh_entsize;
-	for (i = 0; i < n; i++) {
-		GElf_Rela rela;
-		GElf_Rel rel;
-		GElf_Sym sym;
-		uint64_t s_val = 0, addend;
-		int width;
-
-		if (rsh->sh_type == SHT_RELA) {
-			if (!gelf_getrela(rdata, (int)i, &rela))
-				return -EINVAL;
-		} else {
-			if (!gelf_getrel(rdata, (int)i, &rel))
-				return -EINVAL;
-			rela = (GElf_Rela){ rel.r_offset, rel.r_info, 0 };
-		}
-		width = reloc_width(machine, GELF_R_TYPE(rela.r_info));
-		if (width < 0) {
-			pr_warn("%s: unsupported relocation type %u in a debug section\n", dl->path,
-				(unsigned int)GELF_R_TYPE(rela.r_info));
-			return -ENOTSUP;
-		}
-		if (!width)
-			continue;
-		if (rela.r_offset > target->size || target->size - rela.r_offset < (size_t)width ||
-		    !gelf_getsym(syms, (int)GELF_R_SYM(rela.r_info), &sym))
-			return -EINVAL;
-		if (sym.st_shndx == SHN_ABS)
-			s_val = sym.st_value;
-		else if (sym.st_shndx != SHN_UNDEF && sym.st_shndx != SHN_COMMON &&
-			 sym.st_shndx < nr_secs)
-			s_val = layout[sym.st_shndx] + sym.st_value;
-		addend = rsh->sh_type == SHT_RELA ? (uint64_t)rela.r_addend
-						  : buf_get(target->data + rela.r_offset, width,
-							    dl->secs.swap);
-		buf_put((uint8_t *)target->data + rela.r_offset, width, s_val + addend,
-			dl->secs.swap);
-	}
-	return 0;
-}
-
-/*
- * A relocatable file's DWARF points at its sections through relocations:
- * apply them, with libdwfl's section layout, to private copies of the debug
- * sections, as libdwfl does for pahole.
- */
-static int loader_relocate(struct dwarf_loader *dl, unsigned int machine)
-{
-	struct dr_section *secs[] = { &dl->secs.info, &dl->secs.abbrev, &dl->secs.str,
-				      &dl->secs.line_str, &dl->secs.str_offsets, &dl->secs.addr,
-				      &dl->secs.loc, &dl->secs.loclists };
-	bool copied[8] = { false };
-	uint64_t *layout;
-	Elf_Scn *scn = NULL;
-	size_t nr_secs;
-	int err = 0;
-
-	if (elf_getshdrnum(dl->elf, &nr_secs))
-		return -EINVAL;
-	layout = calloc(nr_secs ? nr_secs : 1, sizeof(*layout));
-	if (!layout)
-		return -ENOMEM;
-	err = elf_rel_layout(dl->elf, layout, nr_secs);
-	while (!err && (scn = elf_nextscn(dl->elf, scn))) {
-		GElf_Shdr sh;
-		size_t i;
-
-		if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_RELA && sh.sh_type != SHT_REL))
-			continue;
-		for (i = 0; i < 8; i++) {
-			struct dr_section *t = secs[i];
-			uint8_t *copy;
-
-			if (!t->data || dl->sec_index[i] != sh.sh_info)
-				continue;
-			/* one copy per section, however many relocation sections name it */
-			if (!copied[i]) {
-				if (!(copy = malloc(t->size ? t->size : 1))) {
-					err = -ENOMEM;
-					break;
-				}
-				memcpy(copy, t->data, t->size);
-				t->data = copy;
-				dl->reloc_copies[dl->nr_reloc_copies++] = copy;
-				copied[i] = true;
-			}
-			err = reloc_apply(dl, machine, scn, &sh, t, layout, nr_secs);
-			if (err == -EINVAL)
-				pr_warn("%s: section %zu: malformed relocations\n", dl->path,
-					elf_ndxscn(scn));
-			break;
-		}
-	}
-	free(layout);
-	return err;
-}
-
-static int type_unit_cmp(const void *a, const void *b)
-{
-	const struct type_unit *x = a, *y = b;
-
-	return x->signature < y->signature ? -1 : x->signature > y->signature;
 }
 
 /*
@@ -594,6 +491,170 @@ static bool file_mapped(const uint8_t *p, size_t size)
 	}
 	fclose(maps);
 	return ret;
+}
+
+/*
+ * Drop the whole pages of [@p, @p + @size) from the resident set if they
+ * are a file's read-only mapping (they come back from the file if read
+ * again): the relocations, and the sections copied to be relocated, once
+ * applied.
+ */
+static void file_pages_drop(const void *p, size_t size)
+{
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t start = ((uintptr_t)p + page - 1) & ~(page - 1);
+	uintptr_t end = ((uintptr_t)p + size) & ~(page - 1);
+
+	if (end > start && file_mapped(p, size))
+		madvise((void *)start, end - start, MADV_DONTNEED);
+}
+
+/* apply the relocation section @rscn to @target (a private copy) */
+static int reloc_apply(struct dwarf_loader *dl, unsigned int machine, Elf_Scn *rscn, GElf_Shdr *rsh,
+		       struct dr_section *target, const uint64_t *layout, size_t nr_secs,
+		       struct str_canon *strs)
+{
+	size_t str_ndx = dl->sec_index[2]; /* .debug_str's (secs.str) */
+	Elf_Scn *symscn = elf_getscn(dl->elf, rsh->sh_link);
+	Elf_Data *rdata = elf_getdata(rscn, NULL), *syms = symscn ? elf_getdata(symscn, NULL) : NULL;
+	const Elf64_Rela *relas64 = NULL;
+	const Elf64_Sym *syms64 = NULL;
+	size_t i, n, nr_syms64 = 0;
+
+	if (!rdata || !syms || !rsh->sh_entsize)
+		return -EINVAL;
+	n = rsh->sh_size / rsh->sh_entsize;
+	/* libelf gives 64-bit files' tables in our byte order: read them in place */
+	if (gelf_getclass(dl->elf) == ELFCLASS64 && rsh->sh_type == SHT_RELA &&
+	    rdata->d_type == ELF_T_RELA && rdata->d_size / sizeof(*relas64) >= n &&
+	    syms->d_type == ELF_T_SYM) {
+		relas64 = rdata->d_buf;
+		syms64 = syms->d_buf;
+		nr_syms64 = syms->d_size / sizeof(*syms64);
+	}
+	for (i = 0; i < n; i++) {
+		GElf_Rela rela;
+		GElf_Rel rel;
+		GElf_Sym sym;
+		uint64_t s_val = 0, addend;
+		int width;
+
+		if (relas64) {
+			rela = relas64[i];
+		} else if (rsh->sh_type == SHT_RELA) {
+			if (!gelf_getrela(rdata, (int)i, &rela))
+				return -EINVAL;
+		} else {
+			if (!gelf_getrel(rdata, (int)i, &rel))
+				return -EINVAL;
+			rela = (GElf_Rela){ rel.r_offset, rel.r_info, 0 };
+		}
+		width = reloc_width(machine, GELF_R_TYPE(rela.r_info));
+		if (width < 0) {
+			pr_warn("%s: unsupported relocation type %u in a debug section\n", dl->path,
+				(unsigned int)GELF_R_TYPE(rela.r_info));
+			return -ENOTSUP;
+		}
+		if (!width)
+			continue;
+		if (rela.r_offset > target->size || target->size - rela.r_offset < (size_t)width)
+			return -EINVAL;
+		if (syms64 && GELF_R_SYM(rela.r_info) < nr_syms64)
+			sym = syms64[GELF_R_SYM(rela.r_info)];
+		else if (syms64 || !gelf_getsym(syms, (int)GELF_R_SYM(rela.r_info), &sym))
+			return -EINVAL;
+		if (sym.st_shndx == SHN_ABS)
+			s_val = sym.st_value;
+		else if (sym.st_shndx != SHN_UNDEF && sym.st_shndx != SHN_COMMON &&
+			 sym.st_shndx < nr_secs)
+			s_val = layout[sym.st_shndx] + sym.st_value;
+		addend = rsh->sh_type == SHT_RELA ? (uint64_t)rela.r_addend
+						  : buf_get(target->data + rela.r_offset, width,
+							    dl->secs.swap);
+		if (strs && sym.st_shndx == str_ndx && str_ndx)
+			addend = str_canon__offset(strs, sym.st_value + addend) - sym.st_value;
+		buf_put((uint8_t *)target->data + rela.r_offset, width, s_val + addend,
+			dl->secs.swap);
+	}
+	file_pages_drop(rdata->d_buf, rdata->d_size);
+	return 0;
+}
+
+/*
+ * A relocatable file's DWARF points at its sections through relocations:
+ * apply them, with libdwfl's section layout, to private copies of the debug
+ * sections, as libdwfl does for pahole. Those from .debug_info and
+ * .debug_str_offsets into .debug_str are made to point at the first string
+ * with the same contents (str_canon.h), so that names compare by address
+ * as in a linked file.
+ */
+static int loader_relocate(struct dwarf_loader *dl, unsigned int machine)
+{
+	struct dr_section *secs[] = { &dl->secs.info, &dl->secs.abbrev, &dl->secs.str,
+				      &dl->secs.line_str, &dl->secs.str_offsets, &dl->secs.addr,
+				      &dl->secs.loc, &dl->secs.loclists };
+	bool copied[8] = { false };
+	struct str_canon *strs = NULL;
+	uint64_t *layout;
+	Elf_Scn *scn = NULL;
+	size_t nr_secs;
+	int err = 0;
+
+	if (elf_getshdrnum(dl->elf, &nr_secs))
+		return -EINVAL;
+	layout = calloc(nr_secs ? nr_secs : 1, sizeof(*layout));
+	if (dl->secs.str.data)
+		strs = str_canon__new((const char *)dl->secs.str.data, dl->secs.str.size);
+	if (!layout || (dl->secs.str.data && !strs)) {
+		free(layout);
+		str_canon__free(strs);
+		return -ENOMEM;
+	}
+	err = elf_rel_layout(dl->elf, layout, nr_secs);
+	while (!err && (scn = elf_nextscn(dl->elf, scn))) {
+		GElf_Shdr sh;
+		size_t i;
+
+		if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_RELA && sh.sh_type != SHT_REL))
+			continue;
+		for (i = 0; i < 8; i++) {
+			struct dr_section *t = secs[i];
+			uint8_t *copy;
+
+			if (!t->data || dl->sec_index[i] != sh.sh_info)
+				continue;
+			/* one copy per section, however many relocation sections name it */
+			if (!copied[i]) {
+				if (!(copy = malloc(t->size ? t->size : 1))) {
+					err = -ENOMEM;
+					break;
+				}
+				memcpy(copy, t->data, t->size);
+				file_pages_drop(t->data, t->size);
+				t->data = copy;
+				dl->reloc_copies[dl->nr_reloc_copies++] = copy;
+				copied[i] = true;
+			}
+			err = reloc_apply(dl, machine, scn, &sh, t, layout, nr_secs,
+					  t == &dl->secs.info || t == &dl->secs.str_offsets ? strs
+											    : NULL);
+			if (err == -EINVAL)
+				pr_warn("%s: section %zu: malformed relocations\n", dl->path,
+					elf_ndxscn(scn));
+			break;
+		}
+	}
+	dl->strs_canonical = strs != NULL;
+	str_canon__free(strs);
+	free(layout);
+	return err;
+}
+
+static int type_unit_cmp(const void *a, const void *b)
+{
+	const struct type_unit *x = a, *y = b;
+
+	return x->signature < y->signature ? -1 : x->signature > y->signature;
 }
 
 static void section_map_init(struct mapped_section *ms, const struct dr_section *sec)
@@ -975,9 +1036,11 @@ void dwarf_loader__end_loads(struct dwarf_loader *dl)
 
 void dwarf_loader__str_section(const struct dwarf_loader *dl, const char **data, size_t *size)
 {
-	/* only a linker merges equal strings: a relocatable file's repeat */
-	*data = dl->relocatable ? NULL : (const char *)dl->secs.str.data;
-	*size = dl->relocatable ? 0 : dl->secs.str.size;
+	/* a linker merges equal strings, loader_relocate makes their references one */
+	bool merged = !dl->relocatable || dl->strs_canonical;
+
+	*data = merged ? (const char *)dl->secs.str.data : NULL;
+	*size = merged ? dl->secs.str.size : 0;
 }
 
 unsigned int dwarf_loader__nr_cus(const struct dwarf_loader *dl)

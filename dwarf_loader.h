@@ -208,9 +208,10 @@ void dwarf_loader__free(struct dwarf_loader *dl);
 
 unsigned int dwarf_loader__nr_cus(const struct dwarf_loader *dl);
 /*
- * .debug_str, whose strings stay valid and unchanged until __free, if it is
- * a linked file's, where the linker merged equal strings (a relocatable
- * file's .debug_str repeats them: *@data is NULL)
+ * .debug_str, whose strings stay valid and unchanged until __free, if the
+ * DWARF refers to each distinct string at one address: a linked file's,
+ * where the linker merged equal strings, or a relocatable file's whose
+ * references the loader made canonical (str_canon.h); else *@data is NULL
  */
 void dwarf_loader__str_section(const struct dwarf_loader *dl, const char **data, size_t *size);
 

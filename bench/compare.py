@@ -7,11 +7,17 @@ standard output. Every output is compared with the first build's; a
 difference stops the run.
 
 Usage: python3 bench/compare.py [--runs N] [--jobs "1 2"] [--kernel 6.1|6.12]
-                                [--phases] LABEL=[NAME=VALUE,...:]BINARY ...
+                                [--module NAME] [--phases]
+                                LABEL=[NAME=VALUE,...:]BINARY ...
 
   e.g. python3 bench/compare.py --runs 7 --jobs "1 2 4" \\
            old=/tmp/old/dwarf2btf new=build/dwarf2btf \\
            thp=GLIBC_TUNABLES=glibc.malloc.hugetlb=1:build/dwarf2btf
+
+--module NAME encodes that cached module of the kernel (NAME.ko, see
+tests/fetch.sh) as split BTF against its vmlinux (--btf_base), as a kernel
+build does for each module; a BINARY may then also be pahole 1.30's wrapper
+($DWARF2BTF_CACHE/pahole-1.30/bin/pahole130), without --phases.
 
 --phases runs each with -V and adds a second table: the medians of each
 phase's wall time, and the CPU time of the encoder's writer thread and of
@@ -63,11 +69,16 @@ def main():
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--jobs", default="1 2")
     ap.add_argument("--kernel", default="6.1")
+    ap.add_argument("--module")
     ap.add_argument("--phases", action="store_true")
     ap.add_argument("builds", nargs="+")
     a = ap.parse_args()
     cache = os.environ.get("DWARF2BTF_CACHE", "/var/cache/dwarf2btf")
     vmlinux = os.path.join(cache, "linux-" + a.kernel, "vmlinux")
+    target, base = vmlinux, []
+    if a.module:
+        target = os.path.join(cache, "linux-" + a.kernel, "modules", a.module + ".ko")
+        base = ["--btf_base", vmlinux]
     builds = [parse_build(b) for b in a.builds]
     jobs = a.jobs.split()
     res, phases = {}, {}
@@ -81,7 +92,8 @@ def main():
                     with open(log, "w") as err:
                         t0 = time.monotonic()
                         p = subprocess.Popen([binary, "-J", "-j" + j] + (["-V"] if a.phases else [])
-                                             + FLAGS + ["--btf_encode_detached=" + out, vmlinux],
+                                             + FLAGS + base
+                                             + ["--btf_encode_detached=" + out, target],
                                              env=env, stderr=err)
                         _, status, ru = os.wait4(p.pid, 0)
                         wall = time.monotonic() - t0
@@ -99,9 +111,11 @@ def main():
                         if f.read() != g.read():
                             sys.exit("compare.py: %s -j%s: output differs from %s's"
                                      % (label, j, builds[0][0]))
-    print("Command: `python3 bench/compare.py %s` (%s, %d CPUs, kernel %s, %d runs, medians;"
+    print("Command: `python3 bench/compare.py %s` (%s, %d CPUs, kernel %s%s, %d runs, medians;"
           " every output identical to %s's)" % (" ".join(sys.argv[1:]), time.strftime("%Y-%m-%d"),
-                                              os.cpu_count(), a.kernel, a.runs, builds[0][0]))
+                                              os.cpu_count(), a.kernel,
+                                              ", module " + a.module if a.module else "",
+                                              a.runs, builds[0][0]))
     print()
     print("| build | -j | wall s | CPU s | sys s | peak RSS MiB | RSS quartiles | minor faults |")
     print("|---|--:|--:|--:|--:|--:|--:|--:|")
