@@ -16,7 +16,9 @@ Usage: python3 bench/compare.py [--runs N] [--jobs "1 2"] [--kernel 6.1|6.12]
 
 --module NAME encodes that cached module of the kernel (NAME.ko, see
 tests/fetch.sh) as split BTF against its vmlinux (--btf_base), as a kernel
-build does for each module; a BINARY may then also be pahole 1.30's wrapper
+build does for each module; --module all encodes every cached module, one
+after the other, and a run's times are their sums, its peak RSS the
+largest. A BINARY may then also be pahole 1.30's wrapper
 ($DWARF2BTF_CACHE/pahole-1.30/bin/pahole130), without --phases.
 
 --phases runs each with -V and adds a second table: the medians of each
@@ -63,6 +65,30 @@ def parse_build(arg):
     return label, settings, binary
 
 
+def run_one(a, label, settings, binary, j, base, target, out, first, first_label, phases):
+    """one run: (wall, CPU, sys, peak RSS MiB, minor faults); its output compared with @first"""
+    env = dict(os.environ, **settings)
+    with tempfile.TemporaryFile("w+") as err:
+        t0 = time.monotonic()
+        p = subprocess.Popen([binary, "-J", "-j" + j] + (["-V"] if a.phases else []) + FLAGS
+                             + base + ["--btf_encode_detached=" + out, target],
+                             env=env, stderr=err)
+        _, status, ru = os.wait4(p.pid, 0)
+        wall = time.monotonic() - t0
+        err.seek(0)
+        text = err.read()
+    if status:
+        sys.stderr.write(text)
+        sys.exit("compare.py: %s -j%s %s failed (status %#x)" % (label, j, target, status))
+    if a.phases:
+        phases.append(parse_phases(text))
+    with open(out, "rb") as f, open(first, "rb") as g:
+        if f.read() != g.read():
+            sys.exit("compare.py: %s -j%s %s: output differs from %s's"
+                     % (label, j, target, first_label))
+    return (wall, ru.ru_utime + ru.ru_stime, ru.ru_stime, ru.ru_maxrss / 1024, ru.ru_minflt)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -73,11 +99,16 @@ def main():
     ap.add_argument("--phases", action="store_true")
     ap.add_argument("builds", nargs="+")
     a = ap.parse_args()
+    if a.phases and a.module == "all":
+        ap.error("--phases is for one input, not --module all")
     cache = os.environ.get("DWARF2BTF_CACHE", "/var/cache/dwarf2btf")
     vmlinux = os.path.join(cache, "linux-" + a.kernel, "vmlinux")
-    target, base = vmlinux, []
+    targets, base = [vmlinux], []
     if a.module:
-        target = os.path.join(cache, "linux-" + a.kernel, "modules", a.module + ".ko")
+        moddir = os.path.join(cache, "linux-" + a.kernel, "modules")
+        names = (sorted(n[:-3] for n in os.listdir(moddir) if n.endswith(".ko"))
+                 if a.module == "all" else [a.module])
+        targets = [os.path.join(moddir, n + ".ko") for n in names]
         base = ["--btf_base", vmlinux]
     builds = [parse_build(b) for b in a.builds]
     jobs = a.jobs.split()
@@ -86,31 +117,15 @@ def main():
         for _ in range(a.runs):
             for j in jobs:
                 for k, (label, settings, binary) in enumerate(builds):
-                    out = os.path.join(tmp, "%d-%s.btf" % (k, j))
-                    env = dict(os.environ, **settings)
-                    log = os.path.join(tmp, "stderr")
-                    with open(log, "w") as err:
-                        t0 = time.monotonic()
-                        p = subprocess.Popen([binary, "-J", "-j" + j] + (["-V"] if a.phases else [])
-                                             + FLAGS + base
-                                             + ["--btf_encode_detached=" + out, target],
-                                             env=env, stderr=err)
-                        _, status, ru = os.wait4(p.pid, 0)
-                        wall = time.monotonic() - t0
-                    with open(log) as err:
-                        text = err.read()
-                    if status:
-                        sys.stderr.write(text)
-                        sys.exit("compare.py: %s -j%s failed (status %#x)" % (label, j, status))
-                    if a.phases:
-                        phases.setdefault((k, j), []).append(parse_phases(text))
-                    res.setdefault((k, j), []).append(
-                        (wall, ru.ru_utime + ru.ru_stime, ru.ru_stime, ru.ru_maxrss / 1024,
-                         ru.ru_minflt))
-                    with open(out, "rb") as f, open(os.path.join(tmp, "0-%s.btf" % j), "rb") as g:
-                        if f.read() != g.read():
-                            sys.exit("compare.py: %s -j%s: output differs from %s's"
-                                     % (label, j, builds[0][0]))
+                    run = [0, 0, 0, 0, 0]
+                    for t, target in enumerate(targets):
+                        r = run_one(a, label, settings, binary, j, base, target,
+                                    os.path.join(tmp, "%d-%s-%d.btf" % (k, j, t)),
+                                    os.path.join(tmp, "0-%s-%d.btf" % (j, t)), builds[0][0],
+                                    phases.setdefault((k, j), []))
+                        run = [run[0] + r[0], run[1] + r[1], run[2] + r[2], max(run[3], r[3]),
+                               run[4] + r[4]]
+                    res.setdefault((k, j), []).append(run)
     print("Command: `python3 bench/compare.py %s` (%s, %d CPUs, kernel %s%s, %d runs, medians;"
           " every output identical to %s's)" % (" ".join(sys.argv[1:]), time.strftime("%Y-%m-%d"),
                                               os.cpu_count(), a.kernel,
