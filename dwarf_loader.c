@@ -91,8 +91,8 @@ enum { REL_INFO, REL_ABBREV, REL_LOC, REL_LOCLISTS, NR_REL };
 /*
  * The pages are dropped on a thread of its own: an madvise() costs its
  * caller the unmapping and a TLB flush on every CPU the process runs on,
- * a quarter of the encoder's writer's CPU time when the writer did it, and
- * the writer is one of the encode phase's two serial stages
+ * up to a quarter of the encoder's writer's CPU time when the writer did
+ * it, and the writer is one of the encode phase's two serial stages
  * (Documentation/performance.md, "Session 18"). dwarf_loader__release_cu
  * only moves the targets and wakes the thread; the pages go a little later.
  */
