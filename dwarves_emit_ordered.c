@@ -13,8 +13,9 @@
  * waits for (head-of-line blocking, possibly a deadlock).
  *
  * The algorithm. The thread that calls emit_ordered__run() is the collector;
- * it starts nr_workers worker threads and then, for id = 0, 1, 2, ..., waits
- * until unit id is LOADED, calls ops->emit() on it and marks it PROCESSED.
+ * it starts nr_workers worker threads (at most one per unit) and then, for
+ * id = 0, 1, 2, ..., waits until unit id is LOADED, calls ops->emit() on it
+ * and marks it PROCESSED.
  * Workers hand themselves ids in increasing order (next_claim++), but only
  * ids below next_emit + window: the bound is on ids, not on queue slots.
  *
@@ -399,6 +400,13 @@ int emit_ordered__run(unsigned int nr_units, const struct emit_ordered_ops *ops,
 	eo.window = o.window;
 	eo.worker_nice = o.worker_nice;
 
+	/*
+	 * No more workers than units: one with nothing to claim would only
+	 * cost its start, and a kernel build runs a bare -j (one per CPU) on
+	 * every module, most of which have a few units.
+	 */
+	if (o.nr_workers > nr_units)
+		o.nr_workers = nr_units;
 	threads = calloc(o.nr_workers, sizeof(*threads));
 	if (!threads)
 		return -ENOMEM;

@@ -73,8 +73,9 @@ struct emit_ordered_opts {
 };
 
 /*
- * Run the pipeline over @nr_units units. Blocks until every unit was emitted
- * or the first error stopped all threads. Returns 0, or the first error in
+ * Run the pipeline over @nr_units units, with opts->nr_workers workers but
+ * no more than @nr_units. Blocks until every unit was emitted or the first
+ * error stopped all threads. Returns 0, or the first error in
  * unit order (-errno) from load() or emit(), the one a single thread loading
  * and emitting unit after unit would meet, whatever the workers and timing;
  * *@failed_id (if not NULL) is set to the unit that failed. Not reentrant on

@@ -25,6 +25,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
@@ -85,6 +86,7 @@ struct scenario {
 	int fail_emit_err;
 	unsigned int hold_loads;	/* emit(0) waits until this many loads are done */
 	bool no_failed_id;		/* pass failed_id == NULL */
+	bool count_threads; /* load() counts the process's threads */
 };
 
 enum unit_fate {
@@ -112,6 +114,7 @@ struct probe {
 	atomic_uint live_max;
 	atomic_uint hook_calls;
 	atomic_uint hook_max;
+	atomic_uint threads_max; /* sc->count_threads: the most load() saw */
 	atomic_uint calls;		/* any callback */
 	/* collector only */
 	unsigned int next_expected;
@@ -163,6 +166,21 @@ static void load_delay(const struct scenario *sc, unsigned int id)
 		usleep(us);
 }
 
+/* the calling process's threads (/proc/self/task), or 0 if unreadable */
+static unsigned int nr_threads(void)
+{
+	DIR *d = opendir("/proc/self/task");
+	unsigned int n = 0;
+	struct dirent *e;
+
+	if (!d)
+		return 0;
+	while ((e = readdir(d)))
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n;
+}
+
 static int t_load(void *ctx, unsigned int id, void **unitp)
 {
 	struct probe *p = ctx;
@@ -173,6 +191,8 @@ static int t_load(void *ctx, unsigned int id, void **unitp)
 	atomic_fetch_add(&p->loads_started, 1);
 	atomic_max(&p->live_max, atomic_fetch_add(&p->live, 1) + 1);
 	load_delay(sc, id);
+	if (sc->count_threads)
+		atomic_max(&p->threads_max, nr_threads());
 	if (sc->fail_load_err &&
 	    (id == sc->fail_load_id || (sc->fail_load_id2 && id == sc->fail_load_id2)))
 		goto out_fail;
@@ -540,6 +560,32 @@ static void test_empty(struct tally *t)
 	probe_fini(&p);
 }
 
+/*
+ * 6b: no more workers than units: with 64 asked for and 3 units, a load that
+ * has slept 20 ms (long after the threads were started) sees the collector
+ * and at most 3 workers.
+ */
+static void test_few_units(struct tally *t)
+{
+	struct scenario sc = { .nr_units = 3,
+			       .nr_workers = 64,
+			       .window = 8,
+			       .slow_id = 0,
+			       .slow_us = 20000,
+			       .count_threads = true };
+	struct probe p;
+	struct outcome o;
+
+	o = scenario_run(&sc, &p);
+	if (!CHECK(t, p.fate != NULL, "few units"))
+		return;
+	CHECK(t, o.ret == 0, "few units");
+	CHECK(t, p.emits == 3, "few units");
+	CHECK(t, atomic_load(&p.threads_max) >= 2, "few units: threads counted");
+	CHECK(t, atomic_load(&p.threads_max) <= 1 + 3, "few units: no more workers than units");
+	probe_fini(&p);
+}
+
 /* An opts struct from a newer caller: one more field than we know. */
 struct opts_v2 {
 	struct emit_ordered_opts base;
@@ -556,7 +602,7 @@ static int run_invalid(struct probe *p, const struct emit_ordered_ops *ops,
 	return failed_id == ~0u ? ret : -ERANGE;
 }
 
-/* 6b: invalid arguments are rejected with -EINVAL before any callback. */
+/* 6c: invalid arguments are rejected with -EINVAL before any callback. */
 static void test_invalid(struct tally *t)
 {
 	static const struct emit_ordered_ops no_load = { .emit = t_emit };
@@ -584,7 +630,7 @@ static void test_invalid(struct tally *t)
 	probe_fini(&p);
 }
 
-/* 6c: window 0 is clamped to 1; discard may be NULL on a clean run. */
+/* 6d: window 0 is clamped to 1; discard may be NULL on a clean run. */
 static void test_window_zero(struct tally *t)
 {
 	struct scenario sc = {
@@ -698,6 +744,7 @@ int main(void)
 	sigaction(SIGALRM, &sa, NULL);
 
 	test_empty(&t);
+	test_few_units(&t);
 	test_invalid(&t);
 	test_window_zero(&t);
 	test_no_discard(&t);
