@@ -730,15 +730,20 @@ static void *releaser_run(void *arg)
 	return NULL;
 }
 
-/* start the releaser if a section can be released (else it stays off); or -errno */
+/*
+ * Start the releaser if a section can be released and is a step long (a
+ * module's few pages stay until the loader is freed, its thread not
+ * started); or -errno.
+ */
 static int releaser_start(struct dwarf_loader *dl)
 {
 	struct releaser *r = &dl->releaser;
 	unsigned int i;
 	int err;
 
-	for (i = 0; i < NR_REL && !dl->rel[i].mapped; i++)
-		;
+	for (i = 0; i < NR_REL; i++)
+		if (dl->rel[i].mapped && dl->rel[i].sec->size >= SECTION_RELEASE_STEP)
+			break;
 	if (i == NR_REL)
 		return 0;
 	if (pthread_mutex_init(&r->lock, NULL))
