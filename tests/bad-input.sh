@@ -715,9 +715,10 @@ fi
 # signals. SIGINT goes to the process group, as a terminal's ^C does (an
 # objcopy child gets it too); SIGTERM to the process only, as kill(1).
 
-# sig_case NAME SIG WHEN IN OUT ARGS...: WHEN is a number of seconds or
-# "tmp:REGEX" (signal once a directory entry matching REGEX appears) or
-# "child:REGEX" (once one appears and dwarf2btf has a child process)
+# sig_case NAME SIG WHEN IN OUT ARGS...: WHEN is "cpu:SECONDS" (signal once
+# dwarf2btf's threads have used that much CPU time), "tmp:REGEX" (once a
+# directory entry matching REGEX appears) or "child:REGEX" (once one appears
+# and dwarf2btf has a child process)
 sig_case() {
 	local name=$1 sig=$2 when=$3 in=$4 out=$5; shift 5
 	local dir before after sum1 sum2 pid rc why="" left orphan
@@ -728,6 +729,15 @@ sig_case() {
 	LLVM_OBJCOPY=objcopy setsid "$D2B" "$@" "$in" 2>"$work/stderr" >/dev/null &
 	pid=$!
 	case $when in
+	cpu:*)
+		# (CPU time, not wall time: other jobs on the machine do not move it)
+		local ticks tck
+		tck=$(getconf CLK_TCK)
+		for _ in $(seq 12000); do
+			ticks=$(awk '{ print $14 + $15 }' /proc/$pid/stat 2>/dev/null) || break
+			awk -v t="$ticks" -v hz="$tck" -v s="${when#cpu:}" 'BEGIN { exit !(t / hz >= s) }' && break
+			sleep 0.01
+		done ;;
 	tmp:* | child:*)
 		for _ in $(seq 3000); do
 			kill -0 $pid 2>/dev/null || break
@@ -737,7 +747,6 @@ sig_case() {
 			fi
 			sleep 0.01
 		done ;;
-	*) sleep "$when" ;;
 	esac
 	if ! kill -0 $pid 2>/dev/null; then
 		wait $pid
@@ -787,18 +796,21 @@ rm -rf "$d"
 
 if [ -r "$VMLINUX" ]; then
 	d=$work/c/vmlinux; mkdir -p "$d"
-	# halfway through the encoding: a run left alone first says how long
-	# it takes on this machine and build (a fixed delay outlived the run
-	# once it got faster, and would end too soon under a sanitizer)
-	t0=$(date +%s%N)
-	if "$D2B" -j2 --btf_encode_detached="$d/whole.btf" "$VMLINUX" 2>"$work/stderr"; then
-		half=$(awk -v ns=$(($(date +%s%N) - t0)) 'BEGIN { printf "%.2f", ns / 2e9 }')
+	# in the middle of the encoding: a run left alone first says how much
+	# CPU time it takes on this machine and build, and the signal comes
+	# once a third of it is used, while the loaders run (a fixed delay
+	# outlived the run once it got faster, and would end too soon under a
+	# sanitizer; half of one run's wall time outlived the next run once,
+	# when the first ran beside a heavier test)
+	if { TIMEFORMAT='%3U %3S'; time "$D2B" -j2 --btf_encode_detached="$d/whole.btf" "$VMLINUX" \
+		2>"$work/stderr"; } 2>"$work/time"; then
+		mid=$(awk '{ printf "%.2f", ($1 + $2) / 3 }' "$work/time")
 		rm -f "$d/whole.btf"
-		sig_case "SIGINT (^C) detached, vmlinux, halfway ($half s)" INT "$half" "$VMLINUX" "$d/out.btf" -j2
-		sig_case "SIGTERM detached, vmlinux, halfway ($half s)" TERM "$half" "$VMLINUX" "$d/out.btf" -j2
+		sig_case "SIGINT (^C) detached, vmlinux, mid-run ($mid s of CPU)" INT "cpu:$mid" "$VMLINUX" "$d/out.btf" -j2
+		sig_case "SIGTERM detached, vmlinux, mid-run ($mid s of CPU)" TERM "cpu:$mid" "$VMLINUX" "$d/out.btf" -j2
 		cp "$VMLINUX" "$d/vmlinux"
-		sig_case "SIGINT (^C) in place, vmlinux, halfway ($half s)" INT "$half" "$d/vmlinux" "" -j2
-		sig_case "SIGTERM in place, vmlinux, halfway ($half s)" TERM "$half" "$d/vmlinux" "" -j2
+		sig_case "SIGINT (^C) in place, vmlinux, mid-run ($mid s of CPU)" INT "cpu:$mid" "$d/vmlinux" "" -j2
+		sig_case "SIGTERM in place, vmlinux, mid-run ($mid s of CPU)" TERM "cpu:$mid" "$d/vmlinux" "" -j2
 	else
 		tally_fail "signals on vmlinux: the run to time them by failed: $(one_line "$work/stderr")"
 	fi
