@@ -157,13 +157,13 @@ static int inputs_open(const char *path, const struct d2b_conf *conf, struct dwa
 #endif
 
 /*
- * ... but while the base BTF is read: libbpf reads a vmlinux's .BTF (5 MB)
- * into one block and copies it into another, then frees both (the second
- * once it makes the base modifiable, at the module's first string). Below
- * the threshold they stayed resident in the arena, which is what a small
- * module's peak is made of; mapped of their own they go back. Measured
- * (Documentation/performance.md, "Session 18"): peak RSS for ah4.ko 24.2
- * -> 18.1 MiB, btrfs.ko 44.7 -> 38.0 MiB, time unchanged.
+ * ... but while the base BTF is read: libbpf copies a vmlinux's .BTF (5 MB)
+ * into a block it frees once it makes the base modifiable, at the module's
+ * first string (btf__parse, used then, read it into another before). Below
+ * the threshold such blocks stayed resident in the arena, which is what a
+ * small module's peak was made of; mapped of their own they go back.
+ * Measured (Documentation/performance.md, "Session 18"): peak RSS for
+ * ah4.ko 24.2 -> 18.1 MiB, btrfs.ko 44.7 -> 38.0 MiB, time unchanged.
  */
 #define BASE_MMAP_THRESHOLD (1u << 20)
 
