@@ -77,9 +77,19 @@ static uint64_t str_hash(const char *s, size_t n, const char *end)
 	return h ^ h >> 32;
 }
 
+/* the first free slot of @slots (@cap of them) from the one @hash places */
+static uint32_t free_slot(const struct canon_slot *slots, uint32_t cap, uint64_t hash)
+{
+	uint32_t h;
+
+	for (h = (uint32_t)(hash >> 32) & (cap - 1); slots[h].check; h = (h + 1) & (cap - 1))
+		;
+	return h;
+}
+
 static int table_grow(struct str_canon *sc)
 {
-	uint32_t cap = sc->cap * 2, i, h;
+	uint32_t cap = sc->cap * 2, i;
 	struct canon_slot *slots;
 
 	if (cap > UINT32_MAX / 4)
@@ -92,10 +102,8 @@ static int table_grow(struct str_canon *sc)
 
 		if (!sc->slots[i].check)
 			continue;
-		for (h = (uint32_t)(str_hash(s, strlen(s), sc->data + sc->size) >> 32) & (cap - 1);
-		     slots[h].check; h = (h + 1) & (cap - 1))
-			;
-		slots[h] = sc->slots[i];
+		slots[free_slot(slots, cap, str_hash(s, strlen(s), sc->data + sc->size))] =
+			sc->slots[i];
 	}
 	free(sc->slots);
 	sc->slots = slots;
@@ -131,9 +139,7 @@ uint64_t str_canon__offset(struct str_canon *sc, uint64_t off)
 	if (sc->nr + 1 > sc->cap / 2) {
 		if (table_grow(sc))
 			return off;
-		for (h = (uint32_t)(hash >> 32) & (sc->cap - 1); sc->slots[h].check;
-		     h = (h + 1) & (sc->cap - 1))
-			;
+		h = free_slot(sc->slots, sc->cap, hash);
 	}
 	sc->slots[h] = (struct canon_slot){ check, (uint32_t)off };
 	sc->nr++;
