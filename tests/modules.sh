@@ -86,8 +86,8 @@ else
 	tally_fail "xfs: too few repeats found (types before dedup, repeats: ${v:-none reported})"
 fi
 
-# in place, as Makefile.modfinal runs it (the modules already have a .BTF)
-flags=${sets[0]#*:}
+# in place, as Makefile.modfinal runs it (the modules already have a .BTF;
+# the first flag set, as above)
 for mod in xfs vfat; do
 	ko=$MODDIR/$mod.ko
 	[ -e "$ko" ] || continue
