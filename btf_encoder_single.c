@@ -1250,8 +1250,9 @@ static int plan_cu(struct btf_encoder *enc, struct cu_plan *p)
 	index_id = pl->has_index_type ? pl->array_index_id : 0;
 	if (d2b_grow(&p->ids, &p->cap_ids, cu->nr_types, sizeof(*p->ids)))
 		return -ENOMEM;
-	err = type_dups__find(enc->dups, cu, index_id, p->ids);
-	if (err)
+	if (enc->conf->exact)
+		memset(p->ids, 0, cu->nr_types * sizeof(*p->ids));
+	else if ((err = type_dups__find(enc->dups, cu, index_id, p->ids)))
 		return err;
 	for (i = 1; i < cu->nr_types; i++)
 		if (!p->ids[i])
@@ -1273,8 +1274,8 @@ static int plan_cu(struct btf_encoder *enc, struct cu_plan *p)
 		}
 	}
 	p->array_index_id = pl->array_index_id;
-	err = type_dups__add(enc->dups, cu, index_id, p->ids, p->first_new);
-	if (err)
+	if (!enc->conf->exact &&
+	    (err = type_dups__add(enc->dups, cu, index_id, p->ids, p->first_new)))
 		return err;
 	if (p->index_type_new && enc->batches)
 		pl->have_index_copy = true;
@@ -1623,25 +1624,25 @@ static int proto_table__grow(struct proto_table *t)
  * to a function's FUNC_PROTO, so the dedup would have mapped this one onto
  * that one's class, and it adds no string: the output is the same, with
  * fewer types for the dedup (20,628 of 42,010 in the 6.1 vmlinux).
+ * With no table (@t NULL, --exact), always a new one.
  */
 static int func_proto(struct btf_encoder *enc, struct proto_table *t, const struct func_state *st)
 {
-	struct proto_slot *slot;
+	struct proto_slot *slot = NULL;
 	uint64_t h = st->ret_type * 0x9e3779b97f4a7c15ull + st->nr_params;
 	uint32_t i, mask, hash;
 	int proto, err;
 
-	for (i = 0; i < st->nr_params; i++) {
+	for (i = 0; t && i < st->nr_params; i++) {
 		const struct saved_param *p = &enc->params[st->first_param + i];
 
 		h = (h ^ p->name_off) * 0x9e3779b97f4a7c15ull;
 		h = (h ^ p->type) * 0x9e3779b97f4a7c15ull;
 	}
 	hash = (uint32_t)(h >> 32) | 1;
-	if (4 * (t->nr + 1) > 3 * t->cap && (err = proto_table__grow(t)))
+	if (t && 4 * (t->nr + 1) > 3 * t->cap && (err = proto_table__grow(t)))
 		return err;
-	mask = t->cap - 1;
-	for (i = (hash >> 1) & mask;; i = (i + 1) & mask) {
+	for (mask = t ? t->cap - 1 : 0, i = (hash >> 1) & mask; t; i = (i + 1) & mask) {
 		slot = &t->slots[i];
 		if (!slot->hash)
 			break;
@@ -1660,8 +1661,10 @@ static int func_proto(struct btf_encoder *enc, struct proto_table *t, const stru
 		if (err)
 			return err;
 	}
-	*slot = (struct proto_slot){ hash, (uint32_t)(st - enc->funcs), proto };
-	t->nr++;
+	if (slot) {
+		*slot = (struct proto_slot){ hash, (uint32_t)(st - enc->funcs), proto };
+		t->nr++;
+	}
 	return proto;
 }
 
@@ -1715,7 +1718,7 @@ static int emit_saved_funcs(struct btf_encoder *enc)
 		}
 		if (enc->conf->skip_inconsistent_proto && (unexpected || inconsistent))
 			continue;
-		err = emit_func(enc, &protos, first);
+		err = emit_func(enc, enc->conf->exact ? NULL : &protos, first);
 		if (err)
 			break;
 	}

@@ -36,6 +36,7 @@ struct d2b_conf {
 	unsigned int nr_cpus; /* CPUs it may run on (0: not known): threads that run at once */
 	unsigned int window;  /* max units loaded, not yet encoded */
 	unsigned int batch_types; /* types per dedup batch (btf_batches.c); 0: one BTF */
+	bool exact; /* --exact: no shortcut, pahole's whole stream to one btf__dedup */
 	const char *lang_exclude; /* comma-separated, or NULL */
 	const char *detached;	  /* --btf_encode_detached path, or NULL */
 	const char *btf_base;

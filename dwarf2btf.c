@@ -32,6 +32,7 @@ enum {
 	OPT_SUPPORTED,
 	OPT_VERSION,
 	OPT_NUMERIC_VERSION,
+	OPT_EXACT,
 };
 
 static const struct option long_options[] = {
@@ -55,6 +56,7 @@ static const struct option long_options[] = {
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ "numeric_version", no_argument, NULL, OPT_NUMERIC_VERSION },
 	{ "btf_base", required_argument, NULL, OPT_ENCODING },
+	{ "exact", no_argument, NULL, OPT_EXACT },
 	{ "verbose", no_argument, NULL, 'V' },
 	{ "help", no_argument, NULL, 'h' },
 	{},
@@ -88,6 +90,8 @@ static void usage(FILE *f)
 		"      --reproducible_build       accepted, no effect: output is always\n"
 		"                                 reproducible\n"
 		"      --btf_base=FILE            encode split BTF against FILE's BTF (modules)\n"
+		"      --exact                    verification: no shortcut, the whole stream\n"
+		"                                 through one dedup, as pahole (slower)\n"
 		"  -V, --verbose                  per-phase times and counts on stderr\n"
 		"      --version                  print the pahole version this matches\n"
 		"      --numeric_version          the same, as a number\n"
@@ -152,6 +156,7 @@ static int parse_args(int argc, char **argv, struct d2b_conf *conf, bool *encode
 		case OPT_NUMERIC_VERSION:
 			printf("%s\n", PAHOLE_COMPAT_NUMERIC);
 			return 1;
+		case OPT_EXACT: conf->exact = true; break;
 		case 'V': conf->verbose++; break;
 		case 'h': usage(stdout); return 1;
 		default: usage(stderr); return -EINVAL;
@@ -177,7 +182,7 @@ int main(int argc, char **argv)
 		conf.lang_exclude = getenv("PAHOLE_LANG_EXCLUDE");
 	/* window: units loaded ahead of the encoder; see Documentation/design.md */
 	conf.window = emit_ordered_window(conf.nr_jobs);
-	conf.batch_types = BTF_BATCH_TYPES;
+	conf.batch_types = conf.exact ? 0 : BTF_BATCH_TYPES;
 	if (optind != argc - 1) {
 		pr_warn("expected exactly one input file (see --help)\n");
 		return EXIT_FAILURE;
