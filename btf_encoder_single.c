@@ -80,7 +80,6 @@
 #include "elf_symtab.h"
 #include "msort.h"
 #include "tmpfiles.h"
-#include "type_dups.h"
 
 /*
  * A saved function keeps string offsets, not the DWARF's string pointers:
@@ -147,8 +146,8 @@ struct addr_cache {
 };
 
 /*
- * One CU as the collector planned it, for the writer: which of its types
- * are new and the ids of all of them, and what else the writer adds.
+ * One CU as the collector planned it, for the writer: the ids of its types
+ * and what else the writer adds.
  */
 struct cu_plan {
 	struct cu *cu;
@@ -212,7 +211,6 @@ struct btf_encoder {
 	const char *str_lo, *str_hi; /* .debug_str, for the caches; or NULL */
 	struct addr_cache strs; /* BTF string offset of a name in .debug_str */
 	struct addr_cache short_strs; /* the same, for names of 1-7 bytes, by content */
-	struct type_dups *dups; /* collector: types of the BTF a CU's types may repeat */
 	struct planner plan; /* collector */
 	struct writer w;
 	/* the writer's, from here on */
@@ -252,8 +250,7 @@ struct btf_encoder *btf_encoder__new(const struct d2b_conf *conf, struct elf_sym
 		enc->batches =
 			btf_batches__new(btf_batches__max_running(conf->nr_jobs, conf->nr_cpus));
 	enc->secs = calloc(elf_symtab__nr_sections(es) + 1, sizeof(*enc->secs));
-	enc->dups = type_dups__new();
-	if ((!enc->raw && !enc->batches) || !enc->secs || !enc->dups) {
+	if ((!enc->raw && !enc->batches) || !enc->secs) {
 		*err = -ENOMEM;
 		btf_encoder__free(enc);
 		return NULL;
@@ -286,7 +283,6 @@ void btf_encoder__free(struct btf_encoder *enc)
 	free(enc->annots);
 	free(enc->strs.slots);
 	free(enc->short_strs.slots);
-	type_dups__free(enc->dups);
 	for (i = 0; i < WRITER_SLOTS; i++)
 		free(enc->w.slots[i].ids);
 	free(enc->fields);
@@ -914,8 +910,8 @@ static int encode_type(struct btf_encoder *enc, const struct cu *cu, const struc
 	}
 }
 
-/* the CU's types that repeat no known type, at the ids given them (from @first_new on) */
-static int encode_types(struct btf_encoder *enc, const struct cu *cu, uint32_t first_new)
+/* the CU's types, at the ids the plan gave them */
+static int encode_types(struct btf_encoder *enc, const struct cu *cu)
 {
 	uint32_t i;
 
@@ -923,8 +919,6 @@ static int encode_types(struct btf_encoder *enc, const struct cu *cu, uint32_t f
 		const struct cu_type *t = &cu->types[i];
 		int id;
 
-		if (enc->ids[i] < first_new)
-			continue; /* found by type_dups */
 		/* BTF counts members, values and parameters in 16 bits */
 		if (t->nr > 0xffff) {
 			pr_warn("%s: CU %#" PRIx64 ": DIE %#" PRIx64
@@ -956,7 +950,7 @@ static int encode_type_decl_tags(struct btf_encoder *enc, const struct cu *cu)
 	uint32_t i, a;
 	int err;
 
-	/* (most CUs have none: their types, most of them repeats not written, are not read) */
+	/* (most CUs have none: then no pass over their types for them) */
 	for (i = 1; cu->nr_annots && i < cu->nr_types; i++) {
 		const struct cu_type *t = &cu->types[i];
 
@@ -1121,10 +1115,9 @@ static void match_funcs(const struct btf_encoder *enc, struct cu *cu)
 	}
 }
 
-int btf_encoder__prepare_cu(const struct btf_encoder *enc, struct cu *cu)
+void btf_encoder__prepare_cu(const struct btf_encoder *enc, struct cu *cu)
 {
 	match_funcs(enc, cu);
-	return type_dups__describe_cu(cu, enc->str_lo, enc->str_hi);
 }
 
 static int func_save(struct btf_encoder *enc, const struct cu *cu, const struct cu_func *fn,
@@ -1220,17 +1213,16 @@ static int save_funcs(struct btf_encoder *enc, const struct cu *cu)
 /* CUs                                                                    */
 
 /*
- * The collector's part of a CU, in CU order: which of its types repeat
- * known ones (type_dups) and the id of every type, the array index type,
- * and how many types the writer will add, so that the next CU's ids are
- * known before this one is written. Touches only the planner, type_dups
- * and @p; reads the CU and the ELF symbols.
+ * The collector's part of a CU, in CU order: the id of every type, the
+ * array index type, and how many types the writer will add, so that the
+ * next CU's ids are known before this one is written. Touches only the
+ * planner and @p; reads the CU and the ELF symbols.
  */
 static int plan_cu(struct btf_encoder *enc, struct cu_plan *p)
 {
 	struct planner *pl = &enc->plan;
 	const struct cu *cu = p->cu;
-	uint32_t index_id, next_id, i;
+	uint32_t next_id, i;
 	uint64_t offset;
 	int err, shndx;
 
@@ -1241,42 +1233,31 @@ static int plan_cu(struct btf_encoder *enc, struct cu_plan *p)
 	}
 	if (!pl->batch_open) {
 		pl->batch_open = p->start_batch = true;
-		type_dups__clear(enc->dups);
 		pl->next_id = 1;
 		if (pl->have_index_copy)
 			pl->array_index_id = pl->next_id++; /* see batch_start */
 	}
 	p->first_new = next_id = pl->next_id;
-	index_id = pl->has_index_type ? pl->array_index_id : 0;
 	if (d2b_grow(&p->ids, &p->cap_ids, cu->nr_types, sizeof(*p->ids)))
 		return -ENOMEM;
-	if (enc->conf->exact)
-		memset(p->ids, 0, cu->nr_types * sizeof(*p->ids));
-	else if ((err = type_dups__find(enc->dups, cu, index_id, p->ids)))
-		return err;
+	p->ids[0] = 0; /* void */
 	for (i = 1; i < cu->nr_types; i++)
-		if (!p->ids[i])
-			p->ids[i] = next_id++;
-	enc->stats.nr_types_repeated += cu->nr_types - 1 - (next_id - p->first_new);
+		p->ids[i] = next_id++;
 	if (!pl->has_index_type) {
 		if (cu->int_type) {
 			pl->has_index_type = p->index_type_new = true;
 			pl->array_index_id = p->ids[cu->int_type];
 		} else {
-			/* the "int" added after the types if a new one is an array */
+			/* the "int" added after the types if one is an array */
 			pl->array_index_id = next_id;
 			for (i = 1; i < cu->nr_types && !p->add_index_int; i++)
-				p->add_index_int = p->ids[i] >= p->first_new &&
-						   cu->types[i].tag == DW_TAG_array_type;
+				p->add_index_int = cu->types[i].tag == DW_TAG_array_type;
 			if (p->add_index_int)
 				pl->has_index_type = p->index_type_new = true;
 			next_id += p->add_index_int;
 		}
 	}
 	p->array_index_id = pl->array_index_id;
-	if (!enc->conf->exact &&
-	    (err = type_dups__add(enc->dups, cu, index_id, p->ids, p->first_new)))
-		return err;
 	if (p->index_type_new && enc->batches)
 		pl->have_index_copy = true;
 	for (i = 1; i < cu->nr_types; i++)
@@ -1320,7 +1301,7 @@ static int write_cu(struct btf_encoder *enc, const struct cu_plan *p)
 		goto out_drift;
 	enc->ids = p->ids;
 	enc->array_index_id = p->array_index_id;
-	err = encode_types(enc, cu, p->first_new);
+	err = encode_types(enc, cu);
 	if (err)
 		return err;
 	if (p->add_index_int) {
@@ -1771,7 +1752,7 @@ int btf_encoder__finish(struct btf_encoder *enc)
 	/* the types one BTF would have held: batches less their copies, and the rest */
 	enc->stats.nr_types_pre_dedup = (enc->batches ? enc->nr_types_encoded + 1 : before) +
 					btf__type_cnt(enc->btf) - before +
-					enc->stats.nr_types_repeated + enc->stats.nr_protos_shared;
+					enc->stats.nr_protos_shared;
 	return btf__type_cnt(enc->btf) == 1;
 }
 

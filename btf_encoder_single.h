@@ -6,7 +6,7 @@
  * btf_encoder__start_writer(), btf_encoder__encode_cu() for every unit in id
  * order, btf_encoder__end_writer(), then btf_encoder__merge(),
  * btf_encoder__finish(), btf_encoder__dedup() and btf_encoder__write_raw().
- * encode_cu plans each unit (its repeats and type ids) and hands it to the
+ * encode_cu plans each unit (its type ids) and hands it to the
  * encoder's own writer thread, which adds its BTF, in the same order, while
  * the collector plans the next. No function here is thread-safe but
  * btf_encoder__prepare_cu(), which the loader workers call on the units
@@ -33,7 +33,6 @@ struct btf_encoder_stats {
 	uint32_t nr_funcs;
 	uint32_t nr_vars;
 	uint32_t nr_types_pre_dedup; /* the stream, including void */
-	uint32_t nr_types_repeated; /* of those, found by type_dups, not added */
 	uint32_t nr_protos_shared; /* of those, functions' FUNC_PROTOs not added */
 	uint32_t nr_types;	     /* after dedup, including void */
 	double writer_cpu_s; /* CPU time of the writer thread */
@@ -58,12 +57,10 @@ void btf_encoder__set_str_section(struct btf_encoder *enc, const char *data, siz
 /*
  * On the worker that loaded @cu, what needs no order: look up the ELF
  * function of each of its functions that could be saved (struct cu_func's
- * elf and by_prefix), and describe its types for the repeats
- * (type_dups__describe_cu). Reads only what btf_encoder__new() and
- * btf_encoder__set_str_section() set up: thread-safe, for any number of
- * units at once. 0 or -ENOMEM.
+ * elf and by_prefix). Reads only what btf_encoder__new() set up:
+ * thread-safe, for any number of units at once.
  */
-int btf_encoder__prepare_cu(const struct btf_encoder *enc, struct cu *cu);
+void btf_encoder__prepare_cu(const struct btf_encoder *enc, struct cu *cu);
 /*
  * Append @cu's types, decl tags and VARs; save its functions (those
  * btf_encoder__prepare_cu() matched). 0 or -errno.

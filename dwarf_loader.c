@@ -1106,20 +1106,12 @@ struct cu_loader {
 	 */
 	struct cu work;
 	uint32_t cap_types, cap_members, cap_enums, cap_params, cap_annots, cap_funcs, cap_vars;
-	uint32_t cap_sccs;
 	/* DIE key -> types[] index, open addressing; emptied for the next unit
 	 * through map_used, the slots this one filled (a new table for every
 	 * unit cost a calloc and a rehash at each doubling) */
 	struct map_slot *map;
 	uint32_t *map_used; /* map_nr of them, room for map_cap / 2 */
 	uint32_t map_cap, map_nr;
-	/* cu_order_sccs: per type, its walk's index and low link, and 1 while
-	 * on its stack (2 once scc_emit placed it); that stack; the walk */
-	uint32_t *scc_index, *scc_low, *scc_stack, scc_sp;
-	uint8_t *scc_open;
-	uint32_t cap_scc, cap_scc_low, cap_scc_stack, cap_scc_open;
-	struct scc_frame *scc_frames;
-	uint32_t cap_scc_frames;
 	struct dr_die *scope_dies[MAX_DIE_DEPTH + 1];
 	struct vec **vecs;
 	uint32_t nr_vecs, cap_vecs;
@@ -2438,148 +2430,6 @@ static int type_units_walk(struct cu_loader *l, struct dr_die *tu_die)
 	return err;
 }
 
-/* ---------------------------------------------------------------------- */
-/* strongly connected components of the types                             */
-
-struct scc_frame {
-	uint32_t type;
-	uint32_t next_ref;
-};
-
-/*
- * The one type of the cycle @m[0..@nr) that every copy of it has in the
- * same place: its struct or union with the least (tag, name). 0 if there
- * is none, or two tie.
- */
-static uint32_t scc_root(const struct cu *cu, const uint32_t *m, uint32_t nr)
-{
-	const struct cu_type *best = NULL, *t;
-	uint32_t root = 0, k;
-	bool tie = false;
-	int c;
-
-	for (k = 0; k < nr; k++) {
-		t = &cu->types[m[k]];
-		if (!cu_tag_has_members(t->tag) || !t->name)
-			continue;
-		c = best ? (t->tag != best->tag ? (int)t->tag - (int)best->tag
-						: strcmp(t->name, best->name))
-			 : -1;
-		if (c < 0) {
-			best = t;
-			root = m[k];
-			tie = false;
-		} else if (!c) {
-			tie = true;
-		}
-	}
-	return tie ? 0 : root;
-}
-
-/*
- * Append the component @m[0..@nr) (the top of the walk's stack, so
- * l->scc_open[] is set for exactly its types) to cu->sccs: its count, then
- * its types breadth first from its root, references in order. Left out if
- * it has no root or more than SCC_MAX_TYPES types.
- */
-static void scc_emit(struct cu_loader *l, const uint32_t *m, uint32_t nr)
-{
-	struct cu *cu = l->cu;
-	uint32_t *out = &cu->sccs[cu->nr_scc_words], head, tail, k, ref;
-	bool cycle = nr > 1;
-
-	for (k = 0; nr == 1 && cu_type_ref(cu, &cu->types[m[0]], k, &ref); k++)
-		cycle |= ref == m[0];
-	if (!cycle) {
-		out[0] = 1;
-		out[1] = m[0];
-		cu->nr_scc_words += 2;
-		return;
-	}
-	if (nr > SCC_MAX_TYPES || !(out[1] = scc_root(cu, m, nr)))
-		return;
-	l->scc_open[out[1]] = 2; /* placed */
-	for (head = 1, tail = 2; head < tail; head++)
-		for (k = 0; cu_type_ref(cu, &cu->types[out[head]], k, &ref); k++)
-			if (ref && l->scc_open[ref] == 1) {
-				l->scc_open[ref] = 2;
-				out[tail++] = ref;
-			}
-	if (tail - 1 != nr)
-		return; /* (a component reaches all its types) */
-	out[0] = nr;
-	cu->nr_scc_words += 1 + nr;
-}
-
-static int scc_push(struct cu_loader *l, uint32_t *sp, uint32_t type, uint32_t *counter)
-{
-	if (d2b_grow(&l->scc_frames, &l->cap_scc_frames, (uint64_t)*sp + 1, sizeof(*l->scc_frames)))
-		return -ENOMEM;
-	l->scc_frames[(*sp)++] = (struct scc_frame){ .type = type };
-	l->scc_index[type] = l->scc_low[type] = ++*counter;
-	l->scc_stack[l->scc_sp++] = type;
-	l->scc_open[type] = 1;
-	return 0;
-}
-
-/*
- * cu->sccs: the strongly connected components of the reference graph
- * (Tarjan's algorithm, with an explicit stack: chains of types can be
- * long), each after every component it references. Done here, on the
- * worker, while the unit is in its cache.
- */
-static int cu_order_sccs(struct cu_loader *l)
-{
-	struct cu *cu = l->cu;
-	uint32_t i, v, sp, ref, k, counter = 0;
-	struct scc_frame *f;
-	int err = 0;
-
-	cu->nr_scc_words = 0;
-	if (l->dl->merged)
-		return 0; /* the one CU: no later CU repeats its types */
-	if (d2b_grow(&l->scc_index, &l->cap_scc, cu->nr_types, sizeof(*l->scc_index)) ||
-	    d2b_grow(&l->scc_low, &l->cap_scc_low, cu->nr_types, sizeof(*l->scc_low)) ||
-	    d2b_grow(&l->scc_stack, &l->cap_scc_stack, cu->nr_types, sizeof(*l->scc_stack)) ||
-	    d2b_grow(&l->scc_open, &l->cap_scc_open, cu->nr_types, sizeof(*l->scc_open)) ||
-	    d2b_grow(&cu->sccs, &l->cap_sccs, 2 * (uint64_t)cu->nr_types, sizeof(*cu->sccs)))
-		return -ENOMEM;
-	memset(l->scc_index, 0, cu->nr_types * sizeof(*l->scc_index));
-	memset(l->scc_open, 0, cu->nr_types);
-	l->scc_sp = 0;
-	for (i = 1; i < cu->nr_types && !err; i++) {
-		if (l->scc_index[i])
-			continue;
-		sp = 0;
-		err = scc_push(l, &sp, i, &counter);
-		while (!err && sp) {
-			f = &l->scc_frames[sp - 1];
-			if (cu_type_ref(cu, &cu->types[f->type], f->next_ref++, &ref)) {
-				if (!ref)
-					continue;
-				if (!l->scc_index[ref])
-					err = scc_push(l, &sp, ref, &counter);
-				else if (l->scc_open[ref] &&
-					 l->scc_index[ref] < l->scc_low[f->type])
-					l->scc_low[f->type] = l->scc_index[ref];
-				continue;
-			}
-			v = f->type;
-			sp--;
-			if (sp && l->scc_low[v] < l->scc_low[l->scc_frames[sp - 1].type])
-				l->scc_low[l->scc_frames[sp - 1].type] = l->scc_low[v];
-			if (l->scc_low[v] != l->scc_index[v])
-				continue;
-			for (k = l->scc_sp - 1; l->scc_stack[k] != v; k--)
-				;
-			scc_emit(l, &l->scc_stack[k], l->scc_sp - k);
-			while (l->scc_sp > k)
-				l->scc_open[l->scc_stack[--l->scc_sp]] = 0;
-		}
-	}
-	return err;
-}
-
 static void cu_arrays_free(struct cu *cu)
 {
 	free(cu->types);
@@ -2589,7 +2439,6 @@ static void cu_arrays_free(struct cu *cu)
 	free(cu->annots);
 	free(cu->funcs);
 	free(cu->vars);
-	free(cu->sccs);
 }
 
 /*
@@ -2618,7 +2467,6 @@ static struct cu_loader *loader_take(struct dwarf_loader *dl)
 		.annots = l->work.annots,
 		.funcs = l->work.funcs,
 		.vars = l->work.vars,
-		.sccs = l->work.sccs,
 	};
 	l->work = work;
 	l->nr_vecs = 0;
@@ -2657,11 +2505,6 @@ static void loader_destroy(struct cu_loader *l)
 	cu_arrays_free(&l->work);
 	free(l->map);
 	free(l->map_used);
-	free(l->scc_index);
-	free(l->scc_low);
-	free(l->scc_stack);
-	free(l->scc_open);
-	free(l->scc_frames);
 	free(l);
 }
 
@@ -2698,7 +2541,7 @@ static void *cu_pack_place(char **p, const void *src, size_t bytes)
 static int cu_pack(struct cu_loader *l, struct cu **cup)
 {
 	struct cu *w = &l->work, *cu;
-	size_t bytes[8] = {
+	size_t bytes[7] = {
 		(size_t)w->nr_types * sizeof(*w->types),
 		(size_t)l->nr_members * sizeof(*w->members),
 		(size_t)l->nr_enums * sizeof(*w->enumerators),
@@ -2706,7 +2549,6 @@ static int cu_pack(struct cu_loader *l, struct cu **cup)
 		(size_t)l->nr_annots * sizeof(*w->annots),
 		(size_t)w->nr_funcs * sizeof(*w->funcs),
 		(size_t)w->nr_vars * sizeof(*w->vars),
-		(size_t)w->nr_scc_words * sizeof(*w->sccs), /* last: 4-byte items */
 	};
 	size_t total = sizeof(*cu);
 	void *ring;
@@ -2730,11 +2572,11 @@ static int cu_pack(struct cu_loader *l, struct cu **cup)
 		cu->own_arrays = true;
 		memset(w, 0, sizeof(*w));
 		l->cap_types = l->cap_members = l->cap_enums = l->cap_params = 0;
-		l->cap_annots = l->cap_funcs = l->cap_vars = l->cap_sccs = 0;
+		l->cap_annots = l->cap_funcs = l->cap_vars = 0;
 		*cup = cu;
 		return 0;
 	}
-	for (i = 0; i < 8; i++)
+	for (i = 0; i < 7; i++)
 		total += bytes[i];
 	ring = l->dl->ring ? unit_ring__alloc(l->dl->ring, total) : NULL;
 	cu = ring ? ring : malloc(total);
@@ -2751,47 +2593,34 @@ static int cu_pack(struct cu_loader *l, struct cu **cup)
 	cu->annots = cu_pack_place(&p, w->annots, bytes[4]);
 	cu->funcs = cu_pack_place(&p, w->funcs, bytes[5]);
 	cu->vars = cu_pack_place(&p, w->vars, bytes[6]);
-	cu->sccs = cu_pack_place(&p, w->sccs, bytes[7]);
 	*cup = cu;
 	return 0;
 }
 
-/* dwarf_loader__keep_err() (dwarf_loader.h has the why) */
-static void keep_errv(struct dwarf_loader *dl, unsigned int id, const char *fmt, va_list ap)
-{
-	va_list again;
-	char *msg;
-
-	va_copy(again, ap);
-	if (vasprintf(&msg, fmt, ap) < 0) {
-		fputs("dwarf2btf: ", stderr);
-		vfprintf(stderr, fmt, again);
-		va_end(again);
-		return;
-	}
-	va_end(again);
-	free(dl->load_errs[id]);
-	dl->load_errs[id] = msg;
-}
-
-void dwarf_loader__keep_err(struct dwarf_loader *dl, unsigned int id, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	keep_errv(dl, id, fmt, ap);
-	va_end(ap);
-}
-
-/* the loader's own */
+/*
+ * Why unit @id failed to load: kept, not printed, so that of several bad
+ * units the one reported is the first in unit order whatever the timing
+ * (dwarves_emit_ordered.c, "Errors"). Printed at once if it cannot be kept.
+ */
 __attribute__((format(printf, 3, 4))) static void load_err(struct dwarf_loader *dl, unsigned int id,
 							   const char *fmt, ...)
 {
 	va_list ap;
+	char *msg;
+	int len;
 
 	va_start(ap, fmt);
-	keep_errv(dl, id, fmt, ap);
+	len = vasprintf(&msg, fmt, ap);
 	va_end(ap);
+	if (len < 0) {
+		va_start(ap, fmt);
+		fputs("dwarf2btf: ", stderr);
+		vfprintf(stderr, fmt, ap);
+		va_end(ap);
+		return;
+	}
+	free(dl->load_errs[id]);
+	dl->load_errs[id] = msg;
 }
 
 void dwarf_loader__report(const struct dwarf_loader *dl, unsigned int id)
@@ -2851,8 +2680,6 @@ int dwarf_loader__load_cu(struct dwarf_loader *dl, unsigned int id, struct cu **
 		err = -EBADMSG;
 	if (!err)
 		err = cu_resolve(l);
-	if (!err)
-		err = cu_order_sccs(l);
 	if (err)
 		goto out_warn;
 out_done:
@@ -2899,10 +2726,6 @@ void cu__free(struct cu *cu)
 		return;
 	if (cu->own_arrays)
 		cu_arrays_free(cu);
-	if (unit_ring__owns(cu->ring, cu->scc_descs))
-		unit_ring__release(cu->ring, cu->scc_descs);
-	else
-		free(cu->scc_descs);
 	if (cu->ring)
 		unit_ring__release(cu->ring, cu);
 	else

@@ -34,12 +34,6 @@
 struct dwarf_loader;
 struct d2b_conf;
 
-/* the largest cycle of types listed in cu->sccs (measured: performance.md,
- * "Cycles: the largest component compared") */
-#ifndef SCC_MAX_TYPES
-#define SCC_MAX_TYPES 64
-#endif
-
 /* types[] entry tags beyond DWARF's own */
 #define D2B_TAG_TYPE_TAG 0x6000 /* DW_TAG_LLVM_annotation btf_type_tag */
 
@@ -149,23 +143,6 @@ struct cu {
 	/* first types[] index of base type "int", 0 if none; CU has arrays */
 	uint32_t int_type;
 	bool has_arrays;
-	/*
-	 * For type_dups: the strongly connected components of the references
-	 * between types (a type alone, or types that reach each other), each
-	 * after every component it references: its number of types, then the
-	 * types. A type that is not on a cycle is a component of one. A cycle
-	 * is listed breadth first from its root, the struct or union with the
-	 * least (tag, name), references in order, so that every copy of it is
-	 * listed alike; one without a single such root, or of more than
-	 * SCC_MAX_TYPES types, is left out. Empty for the one merged CU of an
-	 * LTO kernel, which no later CU can repeat.
-	 */
-	uint32_t *sccs;
-	uint32_t nr_scc_words;
-	/* their descriptions, made on the worker (type_dups__describe_cu): in
-	 * .ring if it owns them, else malloc'ed */
-	uint32_t *scc_descs;
-	uint32_t nr_scc_desc_words;
 	/* how far the unit read .debug_loc [0] and .debug_loclists [1] */
 	uint64_t loc_end[2];
 	/* the arrays are allocated apart, not in the struct's own block */
@@ -174,30 +151,6 @@ struct cu {
 	struct unit_ring *ring;
 	size_t bytes; /* the block's size: the struct and its arrays */
 };
-
-/*
- * Reference @k of type @t (its type, then its members' or parameters'
- * types, a vararg's as void) in *@ref; false past the last.
- */
-static inline bool cu_type_ref(const struct cu *cu, const struct cu_type *t, uint32_t k,
-			       uint32_t *ref)
-{
-	if (!k) {
-		*ref = t->type;
-		return true;
-	}
-	if (k > t->nr)
-		return false;
-	if (cu_tag_has_members(t->tag)) {
-		*ref = cu->members[t->first + k - 1].type;
-		return true;
-	}
-	if (t->tag == DW_TAG_subroutine_type) {
-		*ref = cu->params[t->first + k - 1].vararg ? 0 : cu->params[t->first + k - 1].type;
-		return true;
-	}
-	return false;
-}
 
 /*
  * Open @path and index its units. Returns a loader or NULL with *err set
@@ -221,16 +174,6 @@ void dwarf_loader__str_section(const struct dwarf_loader *dl, const char **data,
  * is then kept for dwarf_loader__report().
  */
 int dwarf_loader__load_cu(struct dwarf_loader *dl, unsigned int id, struct cu **cup);
-
-/*
- * Why unit @id failed: kept, not printed, so that of several bad units the
- * one reported is the first in unit order whatever the timing
- * (dwarves_emit_ordered.c, "Errors"); printed at once if it cannot be kept.
- * For the loader, and for what its caller does with a loaded unit on the
- * same worker. A one-line message, ending in a newline.
- */
-__attribute__((format(printf, 3, 4))) void
-dwarf_loader__keep_err(struct dwarf_loader *dl, unsigned int id, const char *fmt, ...);
 
 /* print why unit @id failed to load, if it did; after the loads are done */
 void dwarf_loader__report(const struct dwarf_loader *dl, unsigned int id);

@@ -18,7 +18,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
-#include <inttypes.h>
 #include <libelf.h>
 #include <malloc.h>
 #include <pthread.h>
@@ -145,7 +144,7 @@ static int inputs_open(const char *path, const struct d2b_conf *conf, struct dwa
  * (M_TRIM_THRESHOLD, glibc's own ratio). A smaller block comes from memory
  * an arena holds, used again after a free; a mapped one faults its pages
  * in afresh, one by one, every time. At 8 MiB nearly every unit's block
- * (cu_pack), the describer's buffers and a batch's raw and libbpf BTFs stay
+ * (cu_pack) and a batch's raw and libbpf BTFs stay
  * in the arenas: a third less CPU where a page fault costs microseconds (a
  * virtual machine), for some 20 MiB more at the peak. glibc's default
  * threshold rises with the blocks freed, so a run's memory depends on its
@@ -237,7 +236,6 @@ static struct btf *base_open(const char *path, int *err)
 }
 
 struct run {
-	const char *path;
 	const struct d2b_conf *conf;
 	struct dwarf_loader *dl;
 	struct btf_encoder *enc;
@@ -246,7 +244,6 @@ struct run {
 static int run_load(void *ctx, unsigned int id, void **unit)
 {
 	struct run *r = ctx;
-	struct cu *cu;
 	int err;
 
 	if (r->conf->test_before_load)
@@ -254,14 +251,8 @@ static int run_load(void *ctx, unsigned int id, void **unit)
 	err = dwarf_loader__load_cu(r->dl, id, (struct cu **)unit);
 	if (err)
 		return err;
-	cu = *unit;
-	err = btf_encoder__prepare_cu(r->enc, cu);
-	if (err) {
-		dwarf_loader__keep_err(r->dl, id, "%s: CU %#" PRIx64 ": cannot encode: %s\n",
-				       r->path, cu->off, strerror(-err));
-		cu__free(cu);
-	}
-	return err;
+	btf_encoder__prepare_cu(r->enc, *unit);
+	return 0;
 }
 
 static int run_emit(void *ctx, unsigned int id, void *unit)
@@ -311,7 +302,7 @@ int encode_pipeline__run(const char *path, const struct d2b_conf *conf)
 	struct elf_symtab *es = NULL;
 	struct btf *base = NULL;
 	struct phase_clock pc;
-	struct run r = { .path = path, .conf = conf };
+	struct run r = { .conf = conf };
 	const char *strs;
 	size_t strs_size;
 	unsigned int failed_id;
@@ -396,14 +387,13 @@ int encode_pipeline__run(const char *path, const struct d2b_conf *conf)
 		btf_encoder__stats(r.enc, &stats);
 		fprintf(stderr,
 			"dwarf2btf: %u CUs, %u threads, %u functions saved, %u FUNCs, %u VARs, "
-			"%u types before dedup (%u exact repeats not added, %u function prototypes shared), %u after; "
+			"%u types before dedup (%u function prototypes shared), %u after; "
 			"writer thread %.3f s CPU; %u batch dedups, %u at once, %.3f s CPU, "
 			"%.3f s waited for\n",
 			stats.nr_cus, conf->nr_jobs, stats.nr_funcs_saved, stats.nr_funcs,
-			stats.nr_vars, stats.nr_types_pre_dedup - 1, stats.nr_types_repeated,
-			stats.nr_protos_shared, stats.nr_types - 1, stats.writer_cpu_s,
-			stats.batches.nr_batches, stats.batches.max_running, stats.batches.cpu_s,
-			stats.batches.wait_s);
+			stats.nr_vars, stats.nr_types_pre_dedup - 1, stats.nr_protos_shared,
+			stats.nr_types - 1, stats.writer_cpu_s, stats.batches.nr_batches,
+			stats.batches.max_running, stats.batches.cpu_s, stats.batches.wait_s);
 	}
 out:
 	btf_encoder__free(r.enc);

@@ -5,13 +5,13 @@
  *
  * A linked vmlinux has one copy of each string in .debug_str: the linker
  * merges them, so the encoder can take a name's address for its contents
- * (type_dups' descriptions, the encoder's string offsets by address). A
- * kernel module is made by ld -r, which only puts its objects' string
- * sections end to end: mlx5_core.ko's holds 783 K strings, 23.7 K of them
- * distinct. Its DWARF reaches them through relocations, which the loader
- * applies (dwarf_loader.c, loader_relocate); passing each offset they
- * write into .debug_str through str_canon__offset makes every reference
- * to the same contents the same offset, as in a linked file.
+ * (its string offsets by address). A kernel module is made by ld -r, which
+ * only puts its objects' string sections end to end: mlx5_core.ko's holds
+ * 783 K strings, 23.7 K of them distinct. Its DWARF reaches them through
+ * relocations, which the loader applies (dwarf_loader.c, loader_relocate);
+ * passing each offset they write into .debug_str through
+ * str_canon__offset makes every reference to the same contents the same
+ * offset, as in a linked file.
  *
  * One thread uses a struct str_canon (the loader's, at open); no locking.
  */
