@@ -11,7 +11,10 @@
  *     global_var, so variables of every section are encoded, at -j1;
  *  2. plain -J defaults (no encode_force: the error paths for invalid names
  *     are taken) with --lang_exclude=rust, at -j2, and one dedup batch per
- *     CU (btf_batches.c), so inputs of several CUs take every merge path.
+ *     CU (btf_batches.c), so inputs of several CUs take every merge path;
+ *
+ * and each once more with --exact (no shortcut): where both succeed, their
+ * outputs must be the same bytes, or the target aborts (a shortcut's bug).
  *
  * Errors are expected and ignored (they go to stderr: run libFuzzer with
  * -close_fd_mask=2 to silence them); crashes, sanitizer reports, leaks and
@@ -24,6 +27,7 @@
  * committed corpus (fuzz/corpus) in CTest without libFuzzer.
  */
 #include <bpf/libbpf.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,10 +48,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static char out_dir[64];
 static char out_path[96];
+static char exact_path[96];
 
 static void cleanup_out_dir(void)
 {
 	unlink(out_path);
+	unlink(exact_path);
 	rmdir(out_dir);
 }
 
@@ -66,6 +72,7 @@ static int setup_once(void)
 		return -1;
 	}
 	snprintf(out_path, sizeof(out_path), "%s/out.btf", out_dir);
+	snprintf(exact_path, sizeof(exact_path), "%s/exact.btf", out_dir);
 	atexit(cleanup_out_dir);
 	done = 1;
 	return 0;
@@ -84,7 +91,8 @@ static int write_all(int fd, const uint8_t *data, size_t size)
 	return 0;
 }
 
-static void encode_one(const char *path, int variant)
+/* 0 if @path encodes (to @out), else an error */
+static int encode_one(const char *path, int variant, bool exact, const char *out)
 {
 	struct d2b_conf conf = { .nr_jobs = 1 };
 
@@ -99,9 +107,48 @@ static void encode_one(const char *path, int variant)
 	conf.window = emit_ordered_window(conf.nr_jobs);
 	/* the command line's dedup batches, or one per CU: every merge path */
 	conf.batch_types = variant == 0 ? BTF_BATCH_TYPES : 1;
-	conf.detached = out_path;
-	encode_pipeline__run(path, &conf);
+	if (exact) { /* as the command line sets --exact */
+		conf.exact = true;
+		conf.batch_types = 0;
+	}
+	conf.detached = out;
+	return encode_pipeline__run(path, &conf);
+}
+
+/* whether the files @a and @b hold the same bytes, or neither exists (no BTF to write) */
+static bool same_file(const char *a, const char *b)
+{
+	FILE *fa = fopen(a, "rb"), *fb = fopen(b, "rb");
+	bool same = fa && fb;
+	int ca, cb;
+
+	if (!fa && !fb)
+		return true;
+	while (same) {
+		ca = getc(fa);
+		cb = getc(fb);
+		same = ca == cb;
+		if (ca == EOF)
+			break;
+	}
+	if (fa)
+		fclose(fa);
+	if (fb)
+		fclose(fb);
+	return same;
+}
+
+/* the default path, then --exact: where both succeed, the same bytes */
+static void encode_both(const char *path, int variant)
+{
+	if (!encode_one(path, variant, false, out_path) &&
+	    !encode_one(path, variant, true, exact_path) && !same_file(out_path, exact_path)) {
+		fprintf(stderr, "fuzz_encode: variant %d: the default path and --exact differ\n",
+			variant);
+		abort();
+	}
 	unlink(out_path);
+	unlink(exact_path);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -121,8 +168,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	}
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	encode_one(path, 0);
-	encode_one(path, 1);
+	encode_both(path, 0);
+	encode_both(path, 1);
 	close(fd);
 	return 0;
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # fetch.sh - fetch and cache the reference tools and real inputs the tests use.
 #
-# Usage: tests/fetch.sh deps|pahole130|pahole124|kernel61|kernel612|modules61|modules612|boot61|all
+# Usage: tests/fetch.sh deps|pahole130|pahole124|kernel61|kernel612|kernel72|modules61|modules612|modules72|moduletree72|boot61|all
 #
 # Everything is cached under $DWARF2BTF_CACHE (default /var/cache/dwarf2btf),
 # so a second run costs nothing. Prints nothing on success except progress on
@@ -13,17 +13,23 @@
 #   pahole124  bookworm's pahole 1.24, unpacked into $CACHE/pahole-1.24
 #   kernel61   vmlinux of the newest bookworm 6.1 cloud kernel
 #   kernel612  vmlinux of the newest bookworm-security 6.12 (+deb12) cloud kernel
-#   modules61, modules612
+#   kernel72   vmlinux of sid's cloud kernel (7.2, built by GCC 16)
+#   modules61, modules612, modules72
 #              a set of that kernel's modules (xfs, btrfs, mlx5_core and
-#              smaller ones: fs/fat, net/ipv4, drivers/block) with debug info,
+#              smaller ones: fs/fat, net/ipv4, drivers/block; on 7.2 also
+#              fs/nfs, fs/lockd, fs/configfs, fs/efivarfs) with debug info,
 #              from the same package, into $CACHE/linux-<ver>/modules
+#   moduletree72
+#              every module of the 7.2 package, into
+#              $CACHE/linux-7.2/module-tree (2 GB; tests/module-tree.sh)
 #   boot61     for tests/boot.sh: qemu-system-x86 (and the static libc of
 #              libc6-dev), and /boot/vmlinuz-* and /boot/config-* of the
 #              non-debug linux-image package of the same version as kernel61's
 #              -dbg one, into $CACHE/linux-6.1/boot
 #
-# The trixie apt source copies the URI of this machine's own Debian entry;
-# it is pinned at priority 100 so that nothing is ever installed from it.
+# The trixie and sid apt sources copy the URI of this machine's own Debian
+# entry. trixie is pinned at priority 100, sid at -1: nothing is installed
+# from either; packages are only downloaded, by suite, and unpacked here.
 set -euo pipefail
 
 CACHE=${DWARF2BTF_CACHE:-/var/cache/dwarf2btf}
@@ -61,26 +67,30 @@ debian_uri() {
 	echo "$uri"
 }
 
-trixie_source() {
-	local src=/etc/apt/sources.list.d/dwarf2btf-trixie.sources
-	local pin=/etc/apt/preferences.d/dwarf2btf-trixie
-	if [ ! -f "$src" ]; then
+# suite_source SUITE PRIORITY: an apt source for SUITE, pinned at PRIORITY
+suite_source() {
+	local suite=$1 prio=$2
+	local src=/etc/apt/sources.list.d/dwarf2btf-$suite.sources
+	local pin=/etc/apt/preferences.d/dwarf2btf-$suite
+	if [ ! -f "$src" ] || [ ! -f "$pin" ]; then
 		cat >"$src" <<SRC
 Types: deb
 URIs: $(debian_uri)
-Suites: trixie
+Suites: $suite
 Components: main
 Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
 SRC
 		cat >"$pin" <<PIN
 Package: *
-Pin: release n=trixie
-Pin-Priority: 100
+Pin: release n=$suite
+Pin-Priority: $prio
 PIN
 		apt_updated=
 	fi
 	apt_update
 }
+trixie_source() { suite_source trixie 100; }
+sid_source() { suite_source sid -1; }
 
 # unpack_debs DIR SUITE PKG... : download PKG/SUITE and dpkg -x them into DIR
 unpack_debs() {
@@ -141,33 +151,41 @@ pahole124() {
 	[ "$("$dir/bin/pahole124" --version)" = v1.24 ] || { log "pahole 1.24 does not run"; exit 1; }
 }
 
-# kernel NAME META : extract the vmlinux of the package META depends on
+# kernel NAME META [SUITE] : extract the vmlinux of the package META (from
+# SUITE, default the machine's own) depends on
 kernel() {
-	local name=$1 meta=$2
+	local name=$1 meta=$2 suite=${3:-}
 	local out=$CACHE/$name
 	if [ -f "$out/vmlinux" ]; then
 		return 0
 	fi
 	apt_update
 	local pkg
-	pkg=$(apt-cache depends "$meta" | awk '/Depends:/ { print $2; exit }')
-	[ -n "$pkg" ] || { log "cannot resolve $meta"; exit 1; }
+	pkg=$(apt-cache depends "$meta${suite:+/$suite}" |
+		awk '/Depends: linux-image-.*-dbg$/ { print $2; exit }')
+	[ -n "$pkg" ] || { log "cannot resolve $meta${suite:+/$suite}"; exit 1; }
 	log "fetching $pkg (large)"
 	local tmp
 	tmp=$(mktemp -d)
 	chmod 755 "$tmp"
-	(cd "$tmp" && apt-get download -qq "$pkg" >&2)
+	(cd "$tmp" && apt-get download -qq "$pkg${suite:+/$suite}" >&2)
 	mkdir -p "$out.tmp"
+	# boot/vmlinux-VER, which 7.x makes a link to lib/modules/VER/vmlinux;
+	# tar fails on the pattern an older package does not have
 	dpkg-deb --fsys-tarfile "$tmp"/*.deb |
-		tar -x -C "$out.tmp" --wildcards './usr/lib/debug/boot/vmlinux-*'
-	mv "$out.tmp"/usr/lib/debug/boot/vmlinux-* "$out.tmp/vmlinux"
+		tar -x -C "$out.tmp" --wildcards './usr/lib/debug/boot/vmlinux-*' \
+			'./usr/lib/debug/lib/modules/*/vmlinux' 2>/dev/null || true
+	find "$out.tmp/usr" -name 'vmlinux*' -type f -exec mv {} "$out.tmp/vmlinux" \;
+	[ -f "$out.tmp/vmlinux" ] || { log "no vmlinux in $pkg"; exit 1; }
 	echo "$pkg" >"$out.tmp/package"
+	echo "${suite}" >"$out.tmp/suite"
 	rm -rf "$tmp" "$out.tmp/usr" "$out"
 	mv "$out.tmp" "$out"
 }
 
 kernel61() { kernel linux-6.1 linux-image-cloud-amd64-dbg; }
 kernel612() { kernel linux-6.12 linux-image-6.12-cloud-amd64-dbg; }
+kernel72() { sid_source; kernel linux-7.2 linux-image-cloud-amd64-dbg sid; }
 
 MODULE_PATTERNS=(
 	'./usr/lib/debug/lib/modules/*/kernel/fs/xfs/xfs.ko'
@@ -177,30 +195,43 @@ MODULE_PATTERNS=(
 	'./usr/lib/debug/lib/modules/*/kernel/net/ipv4/*.ko'
 	'./usr/lib/debug/lib/modules/*/kernel/drivers/block/*.ko'
 )
+# where 7.2's default path once differed from pahole 1.30
+MODULE_PATTERNS_72=(
+	'./usr/lib/debug/lib/modules/*/kernel/fs/nfs/*.ko'
+	'./usr/lib/debug/lib/modules/*/kernel/fs/lockd/*.ko'
+	'./usr/lib/debug/lib/modules/*/kernel/fs/configfs/*.ko'
+	'./usr/lib/debug/lib/modules/*/kernel/fs/efivarfs/*.ko'
+)
 
-# modules NAME : the modules of the package kernel NAME was taken from
+# modules NAME DIR PATTERN... : the modules of the package kernel NAME was
+# taken from that match a PATTERN, into $CACHE/NAME/DIR
 modules() {
-	local name=$1
-	local out=$CACHE/$name/modules
+	local name=$1 dir=$2; shift 2
+	local out=$CACHE/$name/$dir
 	[ -d "$out" ] && return 0
-	local pkg
+	local pkg suite=
 	pkg=$(cat "$CACHE/$name/package")
+	[ -f "$CACHE/$name/suite" ] && suite=$(cat "$CACHE/$name/suite")
 	log "fetching $pkg again for its modules (large)"
 	apt_update
 	local tmp
 	tmp=$(mktemp -d)
 	chmod 755 "$tmp"
-	(cd "$tmp" && apt-get download -qq "$pkg" >&2)
+	(cd "$tmp" && apt-get download -qq "$pkg${suite:+/$suite}" >&2)
 	mkdir -p "$tmp/x"
-	dpkg-deb --fsys-tarfile "$tmp"/*.deb | tar -x -C "$tmp/x" --wildcards "${MODULE_PATTERNS[@]}"
+	dpkg-deb --fsys-tarfile "$tmp"/*.deb | tar -x -C "$tmp/x" --wildcards "$@"
+	rm -f "$tmp"/*.deb
 	mkdir -p "$out.tmp"
+	# flat, by file name (no two modules of a kernel share one)
 	find "$tmp/x" -name '*.ko' -exec mv {} "$out.tmp/" \;
 	rm -rf "$tmp"
 	mv "$out.tmp" "$out"
 }
 
-modules61() { kernel61; modules linux-6.1; }
-modules612() { kernel612; modules linux-6.12; }
+modules61() { kernel61; modules linux-6.1 modules "${MODULE_PATTERNS[@]}"; }
+modules612() { kernel612; modules linux-6.12 modules "${MODULE_PATTERNS[@]}"; }
+modules72() { kernel72; modules linux-7.2 modules "${MODULE_PATTERNS[@]}" "${MODULE_PATTERNS_72[@]}"; }
+moduletree72() { kernel72; modules linux-7.2 module-tree './usr/lib/debug/lib/modules/*/kernel'; }
 
 # boot61 : what tests/boot.sh boots: qemu, and the bootable kernel image of
 # the package kernel61's debug vmlinux belongs to (same version)
@@ -239,7 +270,7 @@ boot61() {
 }
 
 case ${1:-all} in
-deps | pahole130 | pahole124 | kernel61 | kernel612 | modules61 | modules612 | boot61) "$1" ;;
-all) deps; pahole130; pahole124; kernel61; kernel612; modules61; modules612; boot61 ;;
-*) echo "usage: $0 deps|pahole130|pahole124|kernel61|kernel612|modules61|modules612|boot61|all" >&2; exit 2 ;;
+deps | pahole130 | pahole124 | kernel61 | kernel612 | kernel72 | modules61 | modules612 | modules72 | moduletree72 | boot61) "$1" ;;
+all) deps; pahole130; pahole124; kernel61; kernel612; kernel72; modules61; modules612; modules72; boot61 ;;
+*) echo "usage: $0 deps|pahole130|pahole124|kernel61|kernel612|kernel72|modules61|modules612|modules72|moduletree72|boot61|all" >&2; exit 2 ;;
 esac

@@ -12,6 +12,9 @@ FLAGS_61="--btf_gen_floats --lang_exclude=rust --skip_encoding_btf_inconsistent_
 FEATURES_612="encode_force,var,float,enum64,decl_tag,type_tag,optimized_func,consistent_func"
 FLAGS_612_NOKFUNCS="--btf_features=$FEATURES_612 --lang_exclude=rust"
 FLAGS_612="--btf_features=$FEATURES_612,decl_tag_kfuncs --lang_exclude=rust"
+# Linux 7.2, scripts/Makefile.btf for pahole 1.30, as Debian builds it
+# (KBUILD_BUILD_TIMESTAMP set: +reproducible_build)
+FLAGS_72="--btf_features=$FEATURES_612,decl_tag_kfuncs --btf_features=attributes --btf_features=+reproducible_build --lang_exclude=rust"
 # the 6.12 set plus global_var: a VAR for every variable, not only per-CPU ones
 FLAGS_GLOBALVAR="--btf_features=$FEATURES_612,decl_tag_kfuncs,global_var --lang_exclude=rust"
 

@@ -49,6 +49,7 @@
  *       RSS when the window is full (sampled at the end of CU 0's hold, when
  *       nothing has been encoded yet) - the same at -j1  <=  S(W) + j T
  *       peak RSS (wait4) - peak RSS at -j1       <=  S(W) + j T + A(j) 2 S(4)
+ *                                                    + (D(j) - 1) P
  *     S(W) is the largest sum of W consecutive per-unit costs: units in
  *     flight always have ids in [next_emit, next_emit + W), so this is what
  *     the id window promises. A unit's cost is measured first, in a separate
@@ -63,7 +64,11 @@
  *     reuse. A(j) is the number of arenas the workers get (one each, up to
  *     glibc's 8 per core), and each may keep twice a worker's share of the
  *     window (W/j units, rounded up): measured on the 6.1 vmlinux, the peak grows by
- *     about 6 MiB per arena and stops growing at the arena limit.
+ *     about 6 MiB per arena and stops growing at the arena limit. D(j) is
+ *     the number of batch dedups that may run at once
+ *     (btf_batches__max_running; one at -j1), and each one past the first
+ *     may hold what -j1's single dedup added after the window: P, -j1's peak
+ *     less its RSS with the window full.
  *
  * --self-test=bound asserts W-1 instead of W, --self-test=unbounded runs
  * the pipeline with a window of 2^30 while checking against W, and
@@ -860,6 +865,10 @@ static void run_one(unsigned int j, const struct measure *m, const uint64_t *cos
 	row->peak_bound = row->full_bound +
 			  (uint64_t)malloc_arenas(j) * 2 *
 				  window_sum(cost, m->nr_cus, (emit_ordered_window(j) + j - 1) / j);
+	/* each dedup that may run beside the first (-j1 runs one) holds a batch */
+	if (base_rep && base_peak > base_rep->rss_full)
+		row->peak_bound += (uint64_t)(btf_batches__max_running(j, 0) - 1) *
+				   (base_peak - base_rep->rss_full);
 	if (base_rep) {
 		row->full_delta = (int64_t)(rep.rss_full - base_rep->rss_full);
 		row->peak_delta = (int64_t)(peak - base_peak);

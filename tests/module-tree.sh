@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# module-tree.sh - every module of Debian's 7.2 cloud kernel against pahole
+# 1.30, as a kernel build encodes them.
+#
+# Usage: tests/module-tree.sh DWARF2BTF WORKDIR
+#
+# Fetches (once, cached: tests/fetch.sh moduletree72, 2 GB unpacked) every
+# .ko of the 7.2 debug package, and encodes each as Makefile.modfinal does:
+# split BTF against the vmlinux, with 7.2's flags and the bare -j Kbuild
+# passes, by pahole 1.30 and by dwarf2btf, and by dwarf2btf --exact (the
+# path without shortcuts); cmp's both against pahole's. Modules run
+# $(nproc) at a time. The last line is "N passed, M failed"; exit status 0
+# iff M is 0.
+set -euo pipefail
+
+[ $# -eq 2 ] || { echo "usage: $0 DWARF2BTF WORKDIR" >&2; exit 2; }
+D2B=$1 WORKDIR=$2
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=tests/lib.sh
+. "$here/lib.sh"
+
+"$here/fetch.sh" pahole130
+"$here/fetch.sh" moduletree72
+BASE=$CACHE/linux-7.2/vmlinux
+MODDIR=$CACHE/linux-7.2/module-tree
+rm -rf "$WORKDIR"
+mkdir -p "$WORKDIR"
+
+# one_module KO: prints "ok: NAME" or "FAIL: NAME: why" (several lines)
+one_module() {
+	local ko=$1 mod w
+	mod=$(basename "$ko" .ko)
+	w=$WORKDIR/$mod
+	mkdir -p "$w"
+	# shellcheck disable=SC2086
+	if ! "$PAHOLE" -J $FLAGS_72 -j --btf_base "$BASE" --btf_encode_detached="$w/ref.btf" \
+		"$ko" >"$w/log" 2>&1; then
+		echo "FAIL: $mod: pahole 1.30 failed: $(head -c 300 "$w/log")"
+		return
+	fi
+	# shellcheck disable=SC2086
+	if ! "$D2B" -J $FLAGS_72 -j --btf_base "$BASE" --btf_encode_detached="$w/out.btf" \
+		"$ko" >"$w/log" 2>&1; then
+		echo "FAIL: $mod: dwarf2btf failed: $(head -c 300 "$w/log")"
+	elif ! cmp -s "$w/ref.btf" "$w/out.btf"; then
+		echo "FAIL: $mod: differs from pahole 1.30"
+	# shellcheck disable=SC2086
+	elif ! "$D2B" -J $FLAGS_72 --exact --btf_base "$BASE" \
+		--btf_encode_detached="$w/exact.btf" "$ko" >"$w/log" 2>&1; then
+		echo "FAIL: $mod: dwarf2btf --exact failed: $(head -c 300 "$w/log")"
+	elif ! cmp -s "$w/ref.btf" "$w/exact.btf"; then
+		echo "FAIL: $mod: --exact differs from pahole 1.30"
+	else
+		echo "ok: $mod"
+		rm -rf "$w"
+	fi
+}
+export -f one_module
+export D2B PAHOLE FLAGS_72 BASE WORKDIR
+
+start=$(date +%s)
+find "$MODDIR" -name '*.ko' | sort >"$WORKDIR/list"
+echo "kernel: $(cat "$CACHE/linux-7.2/package"), $(wc -l <"$WORKDIR/list") modules"
+xargs -P "$(nproc)" -I{} bash -c 'one_module "$1"' _ {} <"$WORKDIR/list" >"$WORKDIR/results"
+grep -v '^ok: ' "$WORKDIR/results" || true
+while read -r line; do
+	case $line in
+	ok:*) tally_ok ;;
+	FAIL:*) tally_fail ;;
+	esac
+done <"$WORKDIR/results"
+[ "$tally_passed" -eq "$(wc -l <"$WORKDIR/list")" ] ||
+	tally_fail "$(wc -l <"$WORKDIR/list") modules, $tally_passed identical"
+echo "$(($(date +%s) - start)) s for $(wc -l <"$WORKDIR/list") modules"
+tally_end
