@@ -1250,8 +1250,7 @@ static int plan_cu(struct btf_encoder *enc, struct cu_plan *p)
 		} else {
 			/* the "int" added after the types if one is an array */
 			pl->array_index_id = next_id;
-			for (i = 1; i < cu->nr_types && !p->add_index_int; i++)
-				p->add_index_int = cu->types[i].tag == DW_TAG_array_type;
+			p->add_index_int = cu->has_arrays;
 			if (p->add_index_int)
 				pl->has_index_type = p->index_type_new = true;
 			next_id += p->add_index_int;
@@ -1598,40 +1597,12 @@ static int proto_table__grow(struct proto_table *t)
 	return 0;
 }
 
-/*
- * The FUNC_PROTO of @st: one that an earlier function added, if it has the
- * very same return type and parameters (names and types, by id: what the
- * final dedup finds the same), else a new one. Nothing but its FUNC refers
- * to a function's FUNC_PROTO, so the dedup would have mapped this one onto
- * that one's class, and it adds no string: the output is the same, with
- * fewer types for the dedup (20,628 of 42,010 in the 6.1 vmlinux).
- * With no table (@t NULL, --exact), always a new one.
- */
-static int func_proto(struct btf_encoder *enc, struct proto_table *t, const struct func_state *st)
+/* a new FUNC_PROTO for @st, with its parameters */
+static int func_proto_add(struct btf_encoder *enc, const struct func_state *st)
 {
-	struct proto_slot *slot = NULL;
-	uint64_t h = st->ret_type * 0x9e3779b97f4a7c15ull + st->nr_params;
-	uint32_t i, mask, hash;
+	uint32_t i;
 	int proto, err;
 
-	for (i = 0; t && i < st->nr_params; i++) {
-		const struct saved_param *p = &enc->params[st->first_param + i];
-
-		h = (h ^ p->name_off) * 0x9e3779b97f4a7c15ull;
-		h = (h ^ p->type) * 0x9e3779b97f4a7c15ull;
-	}
-	hash = (uint32_t)(h >> 32) | 1;
-	if (t && 4 * (t->nr + 1) > 3 * t->cap && (err = proto_table__grow(t)))
-		return err;
-	for (mask = t ? t->cap - 1 : 0, i = (hash >> 1) & mask; t; i = (i + 1) & mask) {
-		slot = &t->slots[i];
-		if (!slot->hash)
-			break;
-		if (slot->hash == hash && protos_equal(enc, &enc->funcs[slot->func], st)) {
-			enc->stats.nr_protos_shared++;
-			return slot->id;
-		}
-	}
 	proto = btf__add_func_proto(enc->btf, st->ret_type);
 	if (proto < 0)
 		return proto;
@@ -1642,13 +1613,53 @@ static int func_proto(struct btf_encoder *enc, struct proto_table *t, const stru
 		if (err)
 			return err;
 	}
-	if (slot) {
-		*slot = (struct proto_slot){ hash, (uint32_t)(st - enc->funcs), proto };
-		t->nr++;
-	}
 	return proto;
 }
 
+/*
+ * The FUNC_PROTO of @st: one that an earlier function added, if it has the
+ * very same return type and parameters (names and types, by id: what the
+ * final dedup finds the same), else a new one. Nothing but its FUNC refers
+ * to a function's FUNC_PROTO, so the dedup would have mapped this one onto
+ * that one's class, and it adds no string: the output is the same, with
+ * fewer types for the dedup (20,628 of 42,010 in the 6.1 vmlinux).
+ * (--exact takes func_proto_add for every function instead.)
+ */
+static int func_proto(struct btf_encoder *enc, struct proto_table *t, const struct func_state *st)
+{
+	struct proto_slot *slot;
+	uint64_t h = st->ret_type * 0x9e3779b97f4a7c15ull + st->nr_params;
+	uint32_t i, mask, hash;
+	int proto, err;
+
+	for (i = 0; i < st->nr_params; i++) {
+		const struct saved_param *p = &enc->params[st->first_param + i];
+
+		h = (h ^ p->name_off) * 0x9e3779b97f4a7c15ull;
+		h = (h ^ p->type) * 0x9e3779b97f4a7c15ull;
+	}
+	hash = (uint32_t)(h >> 32) | 1;
+	if (4 * (t->nr + 1) > 3 * t->cap && (err = proto_table__grow(t)))
+		return err;
+	mask = t->cap - 1;
+	for (i = (hash >> 1) & mask;; i = (i + 1) & mask) {
+		slot = &t->slots[i];
+		if (!slot->hash)
+			break;
+		if (slot->hash == hash && protos_equal(enc, &enc->funcs[slot->func], st)) {
+			enc->stats.nr_protos_shared++;
+			return slot->id;
+		}
+	}
+	proto = func_proto_add(enc, st);
+	if (proto < 0)
+		return proto;
+	*slot = (struct proto_slot){ hash, (uint32_t)(st - enc->funcs), proto };
+	t->nr++;
+	return proto;
+}
+
+/* @st's FUNC and its decl tags; its FUNC_PROTO shared through @protos, or (NULL) its own */
 static int emit_func(struct btf_encoder *enc, struct proto_table *protos,
 		     const struct func_state *st)
 {
@@ -1656,7 +1667,7 @@ static int emit_func(struct btf_encoder *enc, struct proto_table *protos,
 	uint32_t i;
 	int proto, id, err;
 
-	proto = func_proto(enc, protos, st);
+	proto = protos ? func_proto(enc, protos, st) : func_proto_add(enc, st);
 	if (proto < 0)
 		return proto;
 	id = btf__add_func(enc->btf, name, BTF_FUNC_STATIC, proto);
