@@ -4,7 +4,8 @@
 # Usage: tests/fetch.sh deps|pahole130|pahole124|kernel61|kernel612|kernel72|modules61|modules612|modules72|moduletree72|boot61|all
 #
 # Everything is cached under $DWARF2BTF_CACHE (default /var/cache/dwarf2btf),
-# so a second run costs nothing. Prints nothing on success except progress on
+# so a second run costs nothing; a kernel's debug package is kept there too
+# (linux-<ver>/package.deb), for its modules. Prints nothing on success except progress on
 # stderr. Needs root for apt-get (a fresh Debian 12 machine, as the README says).
 #
 #   deps       build and test dependencies from Debian 12 (bookworm)
@@ -165,21 +166,22 @@ kernel() {
 		awk '/Depends: linux-image-.*-dbg$/ { print $2; exit }')
 	[ -n "$pkg" ] || { log "cannot resolve $meta${suite:+/$suite}"; exit 1; }
 	log "fetching $pkg (large)"
-	local tmp
-	tmp=$(mktemp -d)
-	chmod 755 "$tmp"
-	(cd "$tmp" && apt-get download -qq "$pkg${suite:+/$suite}" >&2)
+	rm -rf "$out.tmp"
 	mkdir -p "$out.tmp"
+	chmod 755 "$out.tmp"
+	(cd "$out.tmp" && apt-get download -qq "$pkg${suite:+/$suite}" >&2)
+	# kept for modules(), which would otherwise download it again
+	mv "$out.tmp"/*.deb "$out.tmp/package.deb"
 	# boot/vmlinux-VER, which 7.x makes a link to lib/modules/VER/vmlinux;
 	# tar fails on the pattern an older package does not have
-	dpkg-deb --fsys-tarfile "$tmp"/*.deb |
+	dpkg-deb --fsys-tarfile "$out.tmp/package.deb" |
 		tar -x -C "$out.tmp" --wildcards './usr/lib/debug/boot/vmlinux-*' \
 			'./usr/lib/debug/lib/modules/*/vmlinux' 2>/dev/null || true
 	find "$out.tmp/usr" -name 'vmlinux*' -type f -exec mv {} "$out.tmp/vmlinux" \;
 	[ -f "$out.tmp/vmlinux" ] || { log "no vmlinux in $pkg"; exit 1; }
 	echo "$pkg" >"$out.tmp/package"
 	echo "${suite}" >"$out.tmp/suite"
-	rm -rf "$tmp" "$out.tmp/usr" "$out"
+	rm -rf "$out.tmp/usr" "$out"
 	mv "$out.tmp" "$out"
 }
 
@@ -209,18 +211,20 @@ modules() {
 	local name=$1 dir=$2; shift 2
 	local out=$CACHE/$name/$dir
 	[ -d "$out" ] && return 0
-	local pkg suite=
-	pkg=$(cat "$CACHE/$name/package")
-	[ -f "$CACHE/$name/suite" ] && suite=$(cat "$CACHE/$name/suite")
-	log "fetching $pkg again for its modules (large)"
-	apt_update
+	local pkg suite= deb=$CACHE/$name/package.deb
 	local tmp
 	tmp=$(mktemp -d)
 	chmod 755 "$tmp"
-	(cd "$tmp" && apt-get download -qq "$pkg${suite:+/$suite}" >&2)
+	if [ ! -f "$deb" ]; then # (a cache without it)
+		pkg=$(cat "$CACHE/$name/package")
+		[ -f "$CACHE/$name/suite" ] && suite=$(cat "$CACHE/$name/suite")
+		log "fetching $pkg again for its modules (large)"
+		apt_update
+		(cd "$tmp" && apt-get download -qq "$pkg${suite:+/$suite}" >&2)
+		deb=$(echo "$tmp"/*.deb)
+	fi
 	mkdir -p "$tmp/x"
-	dpkg-deb --fsys-tarfile "$tmp"/*.deb | tar -x -C "$tmp/x" --wildcards "$@"
-	rm -f "$tmp"/*.deb
+	dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$tmp/x" --wildcards "$@"
 	mkdir -p "$out.tmp"
 	# flat, by file name (no two modules of a kernel share one)
 	find "$tmp/x" -name '*.ko' -exec mv {} "$out.tmp/" \;
