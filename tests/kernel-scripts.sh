@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # kernel-scripts.sh - dwarf2btf driven by the kernel's own scripts and tools.
 #
-# Usage: tests/kernel-scripts.sh DWARF2BTF WORKDIR 6.1|6.12
+# Usage: tests/kernel-scripts.sh DWARF2BTF WORKDIR 6.1|6.12|7.2
 #
 # Fetches (once, cached under $CACHE/linux-source-<ver>/) Debian's
 # linux-source-<ver> of the same version as the cached debug vmlinux, takes
@@ -23,14 +23,27 @@
 # errors; if it does complain, the same step is run on pahole 1.30's BTF as
 # a control, and dwarf2btf passes only if the complaints are identical.
 #
+# 7.2 (sid) builds BTF through scripts/gen-btf.sh, and its resolve_btfids
+# rewrites the BTF (btf2btf) before it is linked in. From Debian's
+# linux-kbuild-<ver> of the cached debug vmlinux (its Makefile.btf,
+# Kbuild.include, pahole-version.sh, gen-btf.sh and the resolve_btfids it
+# ships, run through pahole 1.30's unpacked C library: it needs glibc
+# 2.38), with PAHOLE=DWARF2BTF and again with pahole 1.30:
+#   1. PAHOLE_FLAGS as 7.2 derives them for a v1.30 pahole;
+#   2. gen-btf.sh on the vmlinux: resolve_btfids silent (no "multiple IDs",
+#      nothing unresolved), and its .btf.o and .BTF_ids identical to pahole
+#      1.30's;
+#   3. gen-btf.sh --btf_base on modules (against the vmlinux carrying that
+#      .BTF), each whole .ko identical to pahole 1.30's.
+#
 # KS_MODULES overrides the module list (names without .ko); KS_FORCE_CONTROL=1
-# runs the pahole 1.30 control for every resolve_btfids step.
+# runs the pahole 1.30 control for every resolve_btfids step (6.x).
 # The last line is "N passed, M failed"; exit status 0 iff M is 0.
 set -uo pipefail
 
-[ $# -eq 3 ] || { echo "usage: $0 DWARF2BTF WORKDIR 6.1|6.12" >&2; exit 2; }
+[ $# -eq 3 ] || { echo "usage: $0 DWARF2BTF WORKDIR 6.1|6.12|7.2" >&2; exit 2; }
 D2B=$(readlink -f "$1") WORKDIR=$2 KVER=$3
-case $KVER in 6.1 | 6.12) ;; *) echo "$0: kernel must be 6.1 or 6.12" >&2; exit 2 ;; esac
+case $KVER in 6.1 | 6.12 | 7.2) ;; *) echo "$0: kernel must be 6.1, 6.12 or 7.2" >&2; exit 2 ;; esac
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=tests/lib.sh
 . "$here/lib.sh"
@@ -45,6 +58,131 @@ KDIR=$CACHE/linux-$KVER
 VMLINUX=$KDIR/vmlinux
 SRC=$CACHE/linux-source-$KVER
 RESOLVE_BTFIDS=$SRC/bin/resolve_btfids
+
+# --- 7.2: linux-kbuild-<ver>'s gen-btf.sh and resolve_btfids ----------------
+# fetch_kbuild: $CACHE/linux-kbuild-7.2/kbuild, the package's tree
+fetch_kbuild() {
+	local out=$CACHE/linux-kbuild-$KVER abi pkg tmp
+	[ -x "$out/kbuild/tools/bpf/resolve_btfids/resolve_btfids" ] && return 0
+	# linux-image-7.2.13+deb14-cloud-amd64-dbg: linux-kbuild-7.2.13+deb14
+	abi=$(sed -n 's/^linux-image-\(.*\)-cloud-amd64-dbg$/\1/p' "$KDIR/package")
+	[ -n "$abi" ] || { log "no kernel version in $(cat "$KDIR/package")"; return 1; }
+	pkg=linux-kbuild-$abi
+	log "fetching $pkg"
+	tmp=$(mktemp -d)
+	chmod 755 "$tmp"
+	(cd "$tmp" && apt-get download -qq "$pkg/$(cat "$KDIR/suite")" >&2) || return 1
+	rm -rf "$out.tmp"
+	mkdir -p "$out.tmp"
+	dpkg -x "$tmp"/*.deb "$tmp/x" || return 1
+	mv "$tmp/x/usr/lib/$pkg" "$out.tmp/kbuild"
+	echo "$pkg" >"$out.tmp/package"
+	rm -rf "$tmp" "$out"
+	mv "$out.tmp" "$out"
+}
+
+flow72() {
+	local kb=$CACHE/linux-kbuild-$KVER/kbuild libs=$CACHE/pahole-1.30/usr/lib/x86_64-linux-gnu
+	local pver flags expect m ko tool
+	fetch_kbuild || die "linux-kbuild for $KVER: fetch failed"
+	echo "kernel: $(cat "$KDIR/package"), kbuild: $(cat "$CACHE/linux-kbuild-$KVER/package")"
+	rm -rf "$WORKDIR"
+	mkdir -p "$WORKDIR/include/config"
+	W=$(readlink -f "$WORKDIR")
+	: >"$W/include/config/auto.conf" # (gen-btf.sh reads CONFIG_CPU_BIG_ENDIAN)
+	cat >"$W/resolve_btfids" <<RB
+#!/bin/sh
+exec "$libs/ld-linux-x86-64.so.2" --library-path "$libs" \
+	"$kb/tools/bpf/resolve_btfids/resolve_btfids" "\$@"
+RB
+	chmod +x "$W/resolve_btfids"
+
+	# 1. Kconfig: CONFIG_PAHOLE_VERSION=$(shell scripts/pahole-version.sh
+	# $(PAHOLE)); Debian sets KBUILD_BUILD_TIMESTAMP
+	pver=$(sh "$kb/scripts/pahole-version.sh" "$D2B")
+	cat >"$W/flags.mk" <<MK
+include $kb/scripts/Kbuild.include
+include $kb/scripts/Makefile.btf
+all: ; @echo \$(PAHOLE_FLAGS)
+MK
+	flags=$(KBUILD_BUILD_TIMESTAMP=1 make -s -f "$W/flags.mk" \
+		CONFIG_PAHOLE_VERSION="$pver" CONFIG_PAHOLE_HAS_LANG_EXCLUDE=y)
+	# (-j twice: the >= 1.26 line, and again with +reproducible_build)
+	expect="-j --btf_features=$FEATURES_612,decl_tag_kfuncs --btf_features=attributes -j --btf_features=+reproducible_build --lang_exclude=rust"
+	if [ "$flags" = "$expect" ]; then
+		tally_ok "PAHOLE_FLAGS from 7.2's Makefile.btf: $flags"
+	else
+		tally_fail "PAHOLE_FLAGS from 7.2's Makefile.btf: got '$flags', want '$expect'"
+	fi
+	[ -n "$flags" ] || die "no PAHOLE_FLAGS"
+
+	# gen_btf TOOL ARGS...: gen-btf.sh ARGS in $W/TOOL with PAHOLE=TOOL's
+	# binary; its output in $W/TOOL/log. Returns its exit status.
+	gen_btf() {
+		local t=$1 bin=$D2B
+		shift
+		[ "$t" = pahole ] && bin=$PAHOLE
+		(cd "$W/$t" && PAHOLE=$bin PAHOLE_FLAGS=$flags RESOLVE_BTFIDS=$W/resolve_btfids \
+			RESOLVE_BTFIDS_FLAGS= OBJCOPY=objcopy CC=gcc objtree=$W \
+			sh "$kb/scripts/gen-btf.sh" "$@" >>"$W/$t/log" 2>&1)
+	}
+	# 2. vmlinux: .btf.o and .BTF_ids for link-vmlinux.sh
+	for tool in dwarf2btf pahole; do
+		mkdir -p "$W/$tool"
+		cp "$VMLINUX" "$W/$tool/.tmp_vmlinux1"
+		if ! gen_btf $tool .tmp_vmlinux1; then
+			tally_fail "gen-btf.sh vmlinux with $tool failed"
+			sed 's/^/    /' "$W/$tool/log" | head -n 20
+		fi
+	done
+	if [ -s "$W/dwarf2btf/log" ]; then
+		tally_fail "gen-btf.sh vmlinux: resolve_btfids or dwarf2btf printed something"
+		sed 's/^/    /' "$W/dwarf2btf/log" | head -n 20
+	else
+		tally_ok "gen-btf.sh vmlinux: silent (no multiple IDs, nothing unresolved)"
+	fi
+	if cmp -s "$W/dwarf2btf/.tmp_vmlinux1.btf.o" "$W/pahole/.tmp_vmlinux1.btf.o" &&
+		cmp -s "$W/dwarf2btf/.tmp_vmlinux1.BTF_ids" "$W/pahole/.tmp_vmlinux1.BTF_ids"; then
+		tally_ok "gen-btf.sh vmlinux: .btf.o ($(stat -c %s "$W/dwarf2btf/.tmp_vmlinux1.btf.o") bytes) and .BTF_ids identical to pahole 1.30's"
+	else
+		tally_fail "gen-btf.sh vmlinux: .btf.o or .BTF_ids differ from pahole 1.30's"
+	fi
+	# the vmlinux the modules are built against carries that .BTF
+	for tool in dwarf2btf pahole; do
+		objcopy --dump-section .BTF="$W/$tool/vmlinux.BTF" "$W/$tool/.tmp_vmlinux1.btf.o" &&
+			objcopy --remove-section .BTF "$W/$tool/.tmp_vmlinux1" "$W/$tool/vmlinux" &&
+			objcopy --add-section .BTF="$W/$tool/vmlinux.BTF" "$W/$tool/vmlinux" ||
+			die "$tool: vmlinux with the generated .BTF"
+		rm -f "$W/$tool/.tmp_vmlinux1"
+	done
+
+	# 3. modules (Makefile.modfinal): gen-btf.sh --btf_base vmlinux foo.ko
+	for m in ${KS_MODULES:-tcp_bbr fou nf_nat_h323 vfat configfs efivarfs nfs xfs}; do
+		ko=$KDIR/modules/$m.ko
+		[ -f "$ko" ] || { tally_fail "module $m: $ko not in the cache"; continue; }
+		for tool in dwarf2btf pahole; do
+			: >"$W/$tool/log"
+			# a freshly linked .ko has no .BTF yet
+			objcopy --remove-section .BTF "$ko" "$W/$tool/$m.ko" &&
+				gen_btf $tool --btf_base vmlinux "$m.ko" ||
+				{ tally_fail "module $m: gen-btf.sh with $tool failed"; sed 's/^/    /' "$W/$tool/log" | head -n 20; }
+		done
+		if [ -s "$W/dwarf2btf/log" ]; then
+			tally_fail "module $m: gen-btf.sh printed something"
+			sed 's/^/    /' "$W/dwarf2btf/log" | head -n 20
+		elif cmp -s "$W/dwarf2btf/$m.ko" "$W/pahole/$m.ko"; then
+			tally_ok "module $m: gen-btf.sh --btf_base vmlinux: the .ko identical to pahole 1.30's"
+		else
+			tally_fail "module $m: the .ko differs from pahole 1.30's"
+		fi
+		rm -f "$W/dwarf2btf/$m.ko" "$W/pahole/$m.ko"
+	done
+	rm -rf "$W/dwarf2btf" "$W/pahole"
+	echo "time: $(($(date +%s) - t0)) s"
+	tally_end
+	exit
+}
+[ "$KVER" = 7.2 ] && flow72
 
 # --- linux-source-<ver>: the flag scripts and a built resolve_btfids ---------
 fetch_source() {
