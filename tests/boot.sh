@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # boot.sh - the kernel itself accepts dwarf2btf's BTF, and rejects a corrupted one.
 #
-# Usage: tests/boot.sh DWARF2BTF WORKDIR
+# Usage: tests/boot.sh DWARF2BTF WORKDIR [6.1|7.2]
 #
-# Boots Debian's own 6.1 cloud kernel (the linux-image package of the same
-# version as the debug vmlinux the other tests use; tests/fetch.sh boot61)
+# Boots Debian's own 6.1 (or 7.2) cloud kernel (the image of the same
+# version as the debug vmlinux the other tests use; tests/fetch.sh boot61,
+# boot72)
 # under qemu (TCG) with an initramfs whose /init is tests/btf_load_init.c,
 # built static here with gcc. It runs:
 #
@@ -12,8 +13,8 @@
 #      running kernel's own BTF is the base the module below is encoded on;
 #   2. bpf(BPF_BTF_LOAD) of /sys/kernel/btf/vmlinux (Debian's own BTF, made
 #      by Debian's pahole): a control for the loader itself;
-#   3. BPF_BTF_LOAD of the vmlinux BTF dwarf2btf encodes here with the 6.1
-#      flag set (-j2, detached): must load;
+#   3. BPF_BTF_LOAD of the vmlinux BTF dwarf2btf encodes here with that
+#      kernel's flag set (-j2, detached): must load;
 #   4. BPF_BTF_LOAD of two corrupted copies of it, which must be rejected
 #      with EINVAL and the kernel verifier message the corruption calls for:
 #      the last member of the first struct moved past the struct's end
@@ -50,8 +51,8 @@
 # The last line is "N passed, M failed"; exit status 0 iff M is 0.
 set -uo pipefail
 
-[ $# -eq 2 ] || { echo "usage: $0 DWARF2BTF WORKDIR" >&2; exit 2; }
-D2B=$(readlink -f "$1") WORKDIR=$2
+[ $# -eq 2 ] || [ $# -eq 3 ] || { echo "usage: $0 DWARF2BTF WORKDIR [6.1|7.2]" >&2; exit 2; }
+D2B=$(readlink -f "$1") WORKDIR=$2 KVER=${3:-6.1}
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=tests/lib.sh
 . "$here/lib.sh"
@@ -59,9 +60,14 @@ here=$(cd "$(dirname "$0")" && pwd)
 t0=$(date +%s)
 die() { echo "FAIL (setup): $*"; tally_fail; tally_end; exit 1; }
 
-"$here/fetch.sh" boot61 || die "fetch.sh boot61"
-"$here/fetch.sh" modules61 || die "fetch.sh modules61"
-KDIR=$CACHE/linux-6.1
+case $KVER in
+6.1) FLAGS=$FLAGS_61 ;;
+7.2) FLAGS=$FLAGS_72 ;;
+*) echo "$0: kernel must be 6.1 or 7.2" >&2; exit 2 ;;
+esac
+"$here/fetch.sh" "boot${KVER/./}" || die "fetch.sh boot${KVER/./}"
+"$here/fetch.sh" "modules${KVER/./}" || die "fetch.sh modules${KVER/./}"
+KDIR=$CACHE/linux-$KVER
 VMLINUX=$KDIR/vmlinux
 VMLINUZ=$KDIR/boot/vmlinuz
 MODULE=fat
@@ -76,7 +82,7 @@ R=$W/root
 gcc -static -O2 -Wall -o "$R/init" "$here/btf_load_init.c" || die "cannot build the static /init (libc6-dev)"
 
 # shellcheck disable=SC2086
-"$D2B" -J -j2 $FLAGS_61 --btf_encode_detached="$W/vmlinux.btf" "$VMLINUX" ||
+"$D2B" -J -j2 $FLAGS --btf_encode_detached="$W/vmlinux.btf" "$VMLINUX" ||
 	die "dwarf2btf failed on $VMLINUX"
 if [ -n "${BOOT_VMLINUX_BTF:-}" ]; then
 	echo "BOOT_VMLINUX_BTF: loading $BOOT_VMLINUX_BTF in place of dwarf2btf's output"
@@ -164,7 +170,7 @@ expect_typeref=$(python3 "$W/corrupt.py" type-ref "$W/vmlinux.btf" "$R/btf/corru
 # the module, encoded in place as Makefile.modfinal does, and a corrupted twin
 cp "$KDIR/modules/$MODULE.ko" "$R/btf/$MODULE.ko"
 # shellcheck disable=SC2086
-LLVM_OBJCOPY=objcopy "$D2B" -J $FLAGS_61 --btf_base "$VMLINUX" "$R/btf/$MODULE.ko" ||
+LLVM_OBJCOPY=objcopy "$D2B" -J $FLAGS --btf_base "$VMLINUX" "$R/btf/$MODULE.ko" ||
 	die "dwarf2btf -J --btf_base failed on $MODULE.ko"
 objcopy --dump-section .BTF="$R/btf/$MODULE.btf" "$R/btf/$MODULE.ko" "$W/junk" || die "no .BTF in $MODULE.ko"
 rm -f "$W/junk"
@@ -257,9 +263,9 @@ fi
 show '^BTF(LOAD [a-z]+|LOG) /sys/kernel/btf/vmlinux'
 
 if has "BTFLOAD ok /btf/vmlinux.btf "; then
-	tally_ok "dwarf2btf's 6.1 vmlinux BTF loads: the kernel's BTF verifier accepts it"
+	tally_ok "dwarf2btf's $KVER vmlinux BTF loads: the kernel's BTF verifier accepts it"
 else
-	tally_fail "dwarf2btf's 6.1 vmlinux BTF is rejected by the kernel"
+	tally_fail "dwarf2btf's $KVER vmlinux BTF is rejected by the kernel"
 fi
 show '^BTF(LOAD [a-z]+|LOG) /btf/vmlinux.btf'
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # fetch.sh - fetch and cache the reference tools and real inputs the tests use.
 #
-# Usage: tests/fetch.sh deps|pahole130|pahole124|kernel61|kernel612|kernel72|modules61|modules612|modules72|moduletree72|boot61|all
+# Usage: tests/fetch.sh deps|pahole130|pahole124|kernel61|kernel612|kernel72|modules61|modules612|modules72|moduletree72|boot61|boot72|all
 #
 # Everything is cached under $DWARF2BTF_CACHE (default /var/cache/dwarf2btf),
 # so a second run costs nothing; a kernel's debug package is kept there too
@@ -23,10 +23,11 @@
 #   moduletree72
 #              every module of the 7.2 package, into
 #              $CACHE/linux-7.2/module-tree (2 GB; tests/module-tree.sh)
-#   boot61     for tests/boot.sh: qemu-system-x86 (and the static libc of
-#              libc6-dev), and /boot/vmlinuz-* and /boot/config-* of the
-#              non-debug linux-image package of the same version as kernel61's
-#              -dbg one, into $CACHE/linux-6.1/boot
+#   boot61, boot72
+#              for tests/boot.sh: qemu-system-x86 (and the static libc of
+#              libc6-dev), and the vmlinuz and config of the non-debug
+#              packages of the same version as kernel61's (kernel72's) -dbg
+#              one, into $CACHE/linux-<ver>/boot
 #
 # The trixie and sid apt sources copy the URI of this machine's own Debian
 # entry. trixie is pinned at priority 100, sid at -1: nothing is installed
@@ -237,9 +238,9 @@ modules612() { kernel612; modules linux-6.12 modules "${MODULE_PATTERNS[@]}"; }
 modules72() { kernel72; modules linux-7.2 modules "${MODULE_PATTERNS[@]}" "${MODULE_PATTERNS_72[@]}"; }
 moduletree72() { kernel72; modules linux-7.2 module-tree './usr/lib/debug/lib/modules/*/kernel'; }
 
-# boot61 : what tests/boot.sh boots: qemu, and the bootable kernel image of
-# the package kernel61's debug vmlinux belongs to (same version)
-boot61() {
+# boot_tools : what tests/boot.sh needs besides a kernel: qemu, and the
+# static libc of libc6-dev for its /init
+boot_tools() {
 	local pkgs="qemu-system-x86 libc6-dev"
 	local have
 	have=$(dpkg-query -W -f='${Status}\n' $pkgs 2>/dev/null | grep -c 'install ok installed' || true)
@@ -247,34 +248,66 @@ boot61() {
 		apt_update
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $pkgs >&2
 	fi
-	kernel61
-	local out=$CACHE/linux-6.1/boot
+}
+
+# boot_image NAME PATTERN PKG... : download PKG... (from the suite kernel NAME
+# came from) and put the files they hold under PATTERN's vmlinuz-* or vmlinuz
+# and config-* or config into $CACHE/NAME/boot
+boot_image() {
+	local name=$1 pattern=$2; shift 2
+	local out=$CACHE/$name/boot suite= tmp p
 	[ -f "$out/vmlinuz" ] && [ -f "$out/config" ] && return 0
-	local dbg pkg ver tmp
+	[ -f "$CACHE/$name/suite" ] && suite=$(cat "$CACHE/$name/suite")
+	apt_update
+	log "fetching $* for the vmlinuz"
+	tmp=$(mktemp -d)
+	chmod 755 "$tmp"
+	for p in "$@"; do
+		(cd "$tmp" && apt-get download -qq "$p${suite:+/$suite}" >&2)
+	done
+	rm -rf "$out.tmp"
+	mkdir -p "$out.tmp/x"
+	for p in "$tmp"/*.deb; do
+		dpkg -x "$p" "$out.tmp/x"
+	done
+	mv "$out.tmp"/x/$pattern/vmlinuz* "$out.tmp/vmlinuz"
+	mv "$out.tmp"/x/$pattern/config* "$out.tmp/config"
+	echo "$*" >"$out.tmp/package"
+	rm -rf "$tmp" "$out.tmp/x" "$out"
+	mv "$out.tmp" "$out"
+}
+
+# boot61, boot72 : what tests/boot.sh boots: the bootable kernel image of the
+# package kernel61's (kernel72's) debug vmlinux belongs to (same version)
+boot61() {
+	local dbg pkg ver
+	boot_tools
+	kernel61
+	[ -f "$CACHE/linux-6.1/boot/vmlinuz" ] && return 0
 	dbg=$(cat "$CACHE/linux-6.1/package")
 	pkg=${dbg%-dbg}
 	apt_update
 	ver=$(apt-cache show "$dbg" | awk '/^Version:/ { print $2; exit }')
 	[ -n "$ver" ] || { log "no version for $dbg"; exit 1; }
-	log "fetching $pkg=$ver for its vmlinuz"
-	tmp=$(mktemp -d)
-	chmod 755 "$tmp"
 	# the signed image; its -unsigned twin has the same vmlinuz contents
-	(cd "$tmp" && { apt-get download -qq "$pkg=$ver" >&2 ||
-		apt-get download -qq "$pkg-unsigned=$ver" >&2; })
-	rm -rf "$out.tmp"
-	mkdir -p "$out.tmp/x"
-	dpkg-deb --fsys-tarfile "$tmp"/*.deb |
-		tar -x -C "$out.tmp/x" --wildcards './boot/vmlinuz-*' './boot/config-*'
-	mv "$out.tmp"/x/boot/vmlinuz-* "$out.tmp/vmlinuz"
-	mv "$out.tmp"/x/boot/config-* "$out.tmp/config"
-	echo "$pkg=$ver" >"$out.tmp/package"
-	rm -rf "$tmp" "$out.tmp/x" "$out"
-	mv "$out.tmp" "$out"
+	if apt-cache show "$pkg=$ver" >/dev/null 2>&1; then
+		boot_image linux-6.1 boot "$pkg=$ver"
+	else
+		boot_image linux-6.1 boot "$pkg-unsigned=$ver"
+	fi
+}
+boot72() {
+	local abi
+	boot_tools
+	kernel72
+	# linux-image-ABI-cloud-amd64-dbg: 7.x puts the vmlinuz in
+	# linux-binary-ABI-cloud-amd64, the config in linux-base-ABI-cloud-amd64
+	abi=$(sed -n 's/^linux-image-\(.*\)-dbg$/\1/p' "$CACHE/linux-7.2/package")
+	boot_image linux-7.2 'usr/lib/modules/*' "linux-binary-$abi" "linux-base-$abi"
 }
 
 case ${1:-all} in
-deps | pahole130 | pahole124 | kernel61 | kernel612 | kernel72 | modules61 | modules612 | modules72 | moduletree72 | boot61) "$1" ;;
-all) deps; pahole130; pahole124; kernel61; kernel612; kernel72; modules61; modules612; modules72; boot61 ;;
-*) echo "usage: $0 deps|pahole130|pahole124|kernel61|kernel612|kernel72|modules61|modules612|modules72|moduletree72|boot61|all" >&2; exit 2 ;;
+deps | pahole130 | pahole124 | kernel61 | kernel612 | kernel72 | modules61 | modules612 | modules72 | moduletree72 | boot61 | boot72) "$1" ;;
+all) deps; pahole130; pahole124; kernel61; kernel612; kernel72; modules61; modules612; modules72; boot61; boot72 ;;
+*) echo "usage: $0 deps|pahole130|pahole124|kernel61|kernel612|kernel72|modules61|modules612|modules72|moduletree72|boot61|boot72|all" >&2; exit 2 ;;
 esac
