@@ -12,7 +12,8 @@
  * maps), so this is checked, not assumed: the byte comparisons with pahole
  * 1.30 on Debian's 6.1 and 6.12 kernels run batched, and the stress test
  * compares batch sizes from one CU per batch to a single batch.
- * Documentation/performance.md has the measurements behind the batch size.
+ * Documentation/performance.md ("Tuning knobs") has the measurements behind
+ * the batch size.
  *
  * A batch refers to no other batch: the encoder gives each one its own copy
  * of the array index type. Later types (functions, DATASECs) refer into the
@@ -397,11 +398,11 @@ int btf_batches__add(struct btf_batches *bb, struct btf_raw *raw, uint32_t *ids,
 	pthread_mutex_unlock(&bb->lock);
 	/*
 	 * A merged batch's thread is ending or has ended: joined, its malloc
-	 * arena is free for the new thread to take. Before, a thread started
-	 * while the last one was still ending made an arena of its own, and
-	 * each arena kept its own high-water mark (Documentation/performance.md,
-	 * "Session 14"). (After a failure threads end in any order: a join
-	 * may wait for one, which ends without the collector.)
+	 * arena is free for the new thread to take. A thread started while
+	 * the last one is still ending would make an arena of its own, and
+	 * each arena keeps its own high-water mark (Documentation/performance.md,
+	 * "Memory per thread"). (After a failure threads end in any order: a
+	 * join may wait for one, which ends without the collector.)
 	 */
 	for (; bb->nr_joined < merged; bb->nr_joined++)
 		batch_join(bb->b[bb->nr_joined]);

@@ -25,7 +25,7 @@ struct btf_batches;
 /*
  * Types per batch (struct d2b_conf's batch_types): a batch closes after the
  * CU that brings it to this many. Chosen by measurement, see
- * Documentation/performance.md ("Batch size").
+ * Documentation/performance.md ("Tuning knobs").
  */
 #ifndef BTF_BATCH_TYPES /* bench/tune.sh --define builds with others */
 #define BTF_BATCH_TYPES (1u << 17)
@@ -36,19 +36,21 @@ struct btf_batches;
  * can run at once, B / BTF_BATCH_JOBS_PER_DEDUP (rounded up), at least
  * BTF_BATCH_DEDUPS and at most BTF_BATCH_DEDUPS_MAX; one while B is at most
  * BTF_BATCH_SINGLE_UPTO (C 0: not known, B = N). A batch's thread
- * (conversion and dedup) took about 2.5 times the writer's CPU time to
- * fill it when this was chosen (1.5 times since); with
- * few loaders they, not the writer, set the pace and two dedups keep up,
- * but from about -j7 the writer runs at full speed and two would hold it
- * back. Each dedup more can hold another batch in memory (8-10 MiB), hence
- * the cap. A single loader takes about twice the CPU time of every batch's
- * thread together, so at -j1 one dedup keeps up; a second only ran when a
- * batch filled early, and its arena stayed (-j1 peaks of 76 or 85 MiB).
- * Where at most two loaders run at once (-j2, or any -j on two CPUs) one
- * keeps up as well, and each dedup's thread leaves a malloc arena with its
- * own high-water mark: a second cost 8 MiB at -j4 on two CPUs, in no less
- * time. Documentation/performance.md ("Dedups at once", "Session 14" and
- * "Session 16") has the measurements.
+ * (conversion and dedup) takes 1.5 to 3 times the writer's CPU time to
+ * fill it (-V); with few loaders they, not the writer, set the pace and
+ * two dedups keep up, but from about -j7 the writer runs at full speed and
+ * two would hold it back. Each dedup more can hold another batch in memory
+ * (8-10 MiB), hence the cap. One dedup at a time where at most two loaders
+ * run at once (-j1, -j2, or any -j on two CPUs): each dedup's thread leaves
+ * a malloc arena with its own high-water mark, so a second costs 8 MiB at
+ * -j4 on two CPUs, and a second at -j1 would run only when a batch fills
+ * early (-j1 peaks of 76 or 85 MiB with two allowed). This was chosen when
+ * exact repeats were left out and a single loader took about twice the CPU
+ * time of every batch's thread together; with every type written the batch
+ * threads take as much as the loader, and the writer waits for a free
+ * dedup at -j1 and -j2 (-V; Documentation/performance.md, "Known limits").
+ * Documentation/performance.md ("Tuning knobs", "Memory per thread") has
+ * the measurements.
  */
 #ifndef BTF_BATCH_DEDUPS /* bench/tune.sh --define builds with others */
 #define BTF_BATCH_DEDUPS 2

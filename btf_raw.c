@@ -94,8 +94,8 @@ void btf_raw__room(const struct btf_raw *r, struct btf_raw_room *room)
  * The type records have a mapping of their own (d2b_map: in huge pages
  * where the kernel gives them). A vmlinux batch writes 5-6 MiB of them
  * into memory the batch before gave back (types_release), and with 4 KiB
- * pages the writer took a page fault every 4 KiB: 40% of a run's faults
- * (Documentation/performance.md, "Session 13").
+ * pages the writer takes a page fault every 4 KiB: 40% of a run's faults
+ * (Documentation/performance.md, "Tuning knobs", D2B_HUGE).
  */
 
 /* .types moved to a mapping of at least @n bytes (n > types_cap): 0 or -ENOMEM */

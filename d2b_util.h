@@ -67,7 +67,7 @@ static inline int d2b_grow(void *arr, uint32_t *cap, uint64_t need, size_t elem_
  * and asks for transparent huge pages (MADV_HUGEPAGE, which the kernel's
  * "madvise" setting waits for), so that its pages fault in 2 MiB at a time
  * rather than 4 KiB (a fault costs microseconds in a virtual machine:
- * Documentation/performance.md, "Session 13"); where the kernel gives none,
+ * Documentation/performance.md, "Tuning knobs"); where the kernel gives none,
  * or below D2B_HUGE, whole pages. NULL if mmap fails.
  */
 #define D2B_HUGE (2ul << 20)
@@ -103,7 +103,7 @@ static inline void *d2b_map(size_t n, size_t *sz)
  * (-j above the number of CPUs, or other jobs of a parallel build), the
  * collector and the writer run first and the helpers take the rest.
  * Chosen by measurement (bench/tune.sh; Documentation/performance.md,
- * "Helper threads").
+ * "Tuning knobs").
  */
 #ifndef D2B_HELPER_NICE
 #define D2B_HELPER_NICE 5

@@ -19,8 +19,8 @@
  * emit window for a while: into the ring every worker shares, where units
  * follow one another and their space comes back in unit order as the
  * writer frees them, so that the memory they take follows the window, not
- * the number of workers (each one's malloc arena kept its own high-water
- * mark of them).
+ * the number of workers (from malloc, each one's arena would keep its own
+ * high-water mark of them).
  *
  * Memory: the encoder's writer thread calls dwarf_loader__release_cu() for
  * each unit it is done with, in unit order, and the loader's releaser
@@ -91,9 +91,9 @@ enum { REL_INFO, REL_ABBREV, REL_LOC, REL_LOCLISTS, NR_REL };
 /*
  * The pages are dropped on a thread of its own: an madvise() costs its
  * caller the unmapping and a TLB flush on every CPU the process runs on,
- * up to a quarter of the encoder's writer's CPU time when the writer did
- * it, and the writer is one of the encode phase's two serial stages
- * (Documentation/performance.md, "Session 18"). dwarf_loader__release_cu
+ * up to a quarter of the encoder's writer's CPU time if the writer made
+ * the calls, and the writer is one of the encode phase's two serial stages
+ * (Documentation/performance.md, "Tuning knobs"). dwarf_loader__release_cu
  * only moves the targets and wakes the thread; the pages go a little later.
  */
 struct releaser {
@@ -156,7 +156,7 @@ struct dwarf_loader {
  * workers load ahead and for RING_SLACK_UNITS more, those emitted and not
  * yet written (the encoder's writer slots, the one being encoded); a unit
  * that finds no room then comes from malloc. Chosen by measurement
- * (Documentation/performance.md, "Session 13").
+ * (Documentation/performance.md, "Tuning knobs").
  */
 #ifndef RING_UNIT_BYTES /* bench/tune.sh --define builds with others */
 #define RING_UNIT_BYTES (256u << 10)
@@ -668,8 +668,8 @@ static void section_map_init(struct mapped_section *ms, const struct dr_section 
  * Pages are dropped SECTION_RELEASE_STEP bytes or more at a time (and at
  * the section's end): every madvise() on a mapping shared by running
  * threads interrupts each CPU they run on to flush its TLB, and per unit
- * that was thousands of interruptions. Chosen by measurement
- * (Documentation/performance.md, "Session 7").
+ * that would be thousands of interruptions. Chosen by measurement
+ * (Documentation/performance.md, "Tuning knobs").
  */
 #ifndef SECTION_RELEASE_STEP
 #define SECTION_RELEASE_STEP (1u << 20)
@@ -865,7 +865,7 @@ static int loader_index_type_units(struct dwarf_loader *dl)
  * the type units. A compile unit's unit DIE (its tag and language, for
  * --lang_exclude) is read by the worker that loads it, which reads its
  * abbreviations anyway (unit_walk): here on the main thread, before the
- * first unit loads, it was a third of the open phase.
+ * first unit loads, it would be a third of the open phase.
  */
 static int loader_index_units(struct dwarf_loader *dl)
 {

@@ -148,8 +148,8 @@ static int inputs_open(const char *path, const struct d2b_conf *conf, struct dwa
  * in the arenas: a third less CPU where a page fault costs microseconds (a
  * virtual machine), for some 20 MiB more at the peak. glibc's default
  * threshold rises with the blocks freed, so a run's memory depends on its
- * timing. Chosen by measurement (Documentation/performance.md, "malloc's
- * mmap threshold", then "Session 12").
+ * timing. Chosen by measurement (Documentation/performance.md, "Tuning
+ * knobs").
  */
 #ifndef D2B_MMAP_THRESHOLD
 #define D2B_MMAP_THRESHOLD (8u << 20)
@@ -158,10 +158,10 @@ static int inputs_open(const char *path, const struct d2b_conf *conf, struct dwa
 /*
  * ... but while the base BTF is read: libbpf copies a vmlinux's .BTF (5 MB)
  * into a block it frees once it makes the base modifiable, at the module's
- * first string (btf__parse, used then, read it into another before). Below
- * the threshold such blocks stayed resident in the arena, which is what a
- * small module's peak was made of; mapped of their own they go back.
- * Measured (Documentation/performance.md, "Session 18"): peak RSS for
+ * first string (btf__parse, for raw BTF, reads it into another first).
+ * Below the threshold such blocks would stay resident in the arena and
+ * make up a small module's peak; mapped of their own they go back.
+ * Measured (Documentation/performance.md, "Tuning knobs"): peak RSS for
  * ah4.ko 24.2 -> 18.1 MiB, btrfs.ko 44.7 -> 38.0 MiB, time unchanged.
  */
 #define BASE_MMAP_THRESHOLD (1u << 20)
@@ -172,7 +172,7 @@ static int inputs_open(const char *path, const struct d2b_conf *conf, struct dwa
  * but for one copy: libelf mapped, not read, so the section is not copied
  * into a buffer before btf__new copies it. A kernel build reads the vmlinux
  * base (5 MB) once per module: 930 fewer page faults each (ah4.ko: 6,506 ->
- * 5,574, perf stat), Documentation/performance.md, "Session 18".
+ * 5,574, perf stat), Documentation/performance.md, "Kernel modules".
  */
 static struct btf *base_elf_btf(const char *path)
 {
@@ -349,7 +349,7 @@ int encode_pipeline__run(const char *path, const struct d2b_conf *conf)
 	 * The workers are gone; what their malloc arenas kept, and the
 	 * loaders' buffers, would otherwise stay through the last merge and
 	 * the functions, where the peak RSS is (Documentation/performance.md,
-	 * "Session 5").
+	 * "Memory per thread").
 	 */
 	dwarf_loader__end_loads(r.dl);
 	malloc_trim(0);
