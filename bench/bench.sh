@@ -37,8 +37,8 @@
 #   --results FILE only report: the Markdown section and plot from the raw
 #                  results of an earlier run (its performance-results-*.txt)
 #
-# The 16-core device machine a session may be lent has no Debian packages
-# and no network, and takes at most 64 MiB of working tree: there,
+# On a 16-core machine without Debian packages or network, which takes at
+# most 64 MiB of working tree:
 #   bash bench/bench.sh --pack .scaling                 # here, once
 #   bash bench/bench.sh --packed .scaling --out $OUT/performance.md \
 #       --jobs "1 2 4 8 16"                             # there, carry .scaling

@@ -14,7 +14,7 @@
 #   --revs builds each git revision of this repository (a commit, a branch)
 #   from a temporary worktree.
 #
-# For the 16-CPU device machine (no packages, no network), next to what
+# For a 16-CPU machine without packages or network, next to what
 # bench.sh --pack wrote there (the vmlinux and the libraries):
 #        bash bench/tune.sh --pack DIR (--define ... | --revs ...)   # here
 #        bash bench/tune.sh --packed DIR [--runs N] [--jobs ...]     # there

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """unpack.py PACK DIR - unpack what bench.sh --pack wrote into PACK (the
 programs with their libraries, tools.tar.xz, and the vmlinux, vmlinux.xz)
-into DIR with python3 alone: the device machine may have neither xz nor
+into DIR with python3 alone: the measuring machine may have neither xz nor
 tar. Used by bench.sh --packed and tune.sh --packed."""
 import lzma
 import shutil
