@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # fetch.sh - fetch and cache the reference tools and real inputs the tests use.
 #
-# Usage: tests/fetch.sh deps|pahole130|pahole124|kernel61|kernel612|kernel72|modules61|modules612|modules72|moduletree72|boot61|boot72|all
+# Usage: tests/fetch.sh deps|pahole130|pahole124|kernel61|kernel612|kernel72|modules61|modules612|modules72|moduletree72|boot61|boot72|ccsid|all
 #
 # Everything is cached under $DWARF2BTF_CACHE (default /var/cache/dwarf2btf),
 # so a second run costs nothing; a kernel's debug package is kept there too
@@ -23,6 +23,7 @@
 #   moduletree72
 #              every module of the 7.2 package, into
 #              $CACHE/linux-7.2/module-tree (2 GB; tests/module-tree.sh)
+#   ccsid      sid's gcc-16 and clang-21 for the fixtures, into $CACHE/cc-sid
 #   boot61, boot72
 #              for tests/boot.sh: qemu-system-x86 (and the static libc of
 #              libc6-dev), and the vmlinuz and config of the non-debug
@@ -151,6 +152,59 @@ pahole124() {
 		libbz2-1.0 libzstd1
 	write_wrapper "$dir" pahole124
 	[ "$("$dir/bin/pahole124" --version)" = v1.24 ] || { log "pahole 1.24 does not run"; exit 1; }
+}
+
+# ccsid : the newest gcc and clang Debian has (sid's gcc-16 and clang-21,
+# with sid's binutils and C library), unpacked into $CACHE/cc-sid and run
+# through its own ld.so, as pahole 1.30 is. bin/gcc-16 and bin/clang-21
+# compile (-c) with them and link with this machine's gcc against sid's C
+# library: the fixtures' objects are what those compilers emit.
+CC_SID_DEBS="gcc-16 gcc-16-base gcc-16-x86-64-linux-gnu cpp-16 cpp-16-x86-64-linux-gnu
+	libgcc-16-dev binutils binutils-x86-64-linux-gnu libbinutils libctf0 libctf-nobfd0
+	libsframe3 libgprofng0 libjansson4 libxxhash0 libisl23 libmpc3 libmpfr6 libgmp10
+	libc6 libc6-dev linux-libc-dev libcrypt1 libcrypt-dev libstdc++6 libgcc-s1 libzstd1
+	zlib1g libgomp1 libitm1 libatomic1 libasan8 liblsan0 libtsan2 libubsan1 libhwasan0
+	libquadmath0 libcc1-0
+	clang-21 libclang-cpp21 libllvm21 libclang-common-21-dev llvm-21-linker-tools libffi8
+	libedit2 libz3-4 libxml2-16 libtinfo6 libbsd0 libmd0 libicu78 liblzma5 libncursesw6"
+ccsid() {
+	local dir=$CACHE/cc-sid
+	if [ -x "$dir/bin/gcc-16" ] && [ -x "$dir/bin/clang-21" ] &&
+		"$dir/bin/gcc-16" --version >/dev/null 2>&1; then
+		return 0
+	fi
+	log "fetching gcc-16 and clang-21 from sid"
+	sid_source
+	# shellcheck disable=SC2086
+	unpack_debs "$dir" sid $CC_SID_DEBS
+	mkdir -p "$dir/bin"
+	cat >"$dir/bin/gcc-16" <<'WRAP'
+#!/bin/sh
+d=$(dirname "$(readlink -f "$0")")/..
+l=$d/usr/lib/x86_64-linux-gnu
+case " $* " in
+*" -c "* | *" --version "*)
+	exec "$l/ld-linux-x86-64.so.2" --library-path "$l" "$d/usr/bin/x86_64-linux-gnu-gcc-16" \
+		-wrapper "$l/ld-linux-x86-64.so.2,--library-path,$l" -B "$d/usr/bin/" \
+		--sysroot="$d" "$@" ;;
+esac
+exec gcc --sysroot="$d" "$@"
+WRAP
+	cat >"$dir/bin/clang-21" <<'WRAP'
+#!/bin/sh
+d=$(dirname "$(readlink -f "$0")")/..
+l=$d/usr/lib/x86_64-linux-gnu
+case " $* " in
+*" -c "* | *" --version "*)
+	exec "$l/ld-linux-x86-64.so.2" --library-path "$l:$d/usr/lib/llvm-21/lib" \
+		"$d/usr/lib/llvm-21/bin/clang" -resource-dir "$d/usr/lib/llvm-21/lib/clang/21" \
+		--sysroot="$d" "$@" ;;
+esac
+exec gcc --sysroot="$d" "$@"
+WRAP
+	chmod +x "$dir/bin/gcc-16" "$dir/bin/clang-21"
+	"$dir/bin/gcc-16" --version >/dev/null || { log "sid's gcc-16 does not run"; exit 1; }
+	"$dir/bin/clang-21" --version >/dev/null || { log "sid's clang-21 does not run"; exit 1; }
 }
 
 # kernel NAME META [SUITE] : extract the vmlinux of the package META (from
@@ -307,7 +361,7 @@ boot72() {
 }
 
 case ${1:-all} in
-deps | pahole130 | pahole124 | kernel61 | kernel612 | kernel72 | modules61 | modules612 | modules72 | moduletree72 | boot61 | boot72) "$1" ;;
-all) deps; pahole130; pahole124; kernel61; kernel612; kernel72; modules61; modules612; modules72; boot61; boot72 ;;
-*) echo "usage: $0 deps|pahole130|pahole124|kernel61|kernel612|kernel72|modules61|modules612|modules72|moduletree72|boot61|boot72|all" >&2; exit 2 ;;
+deps | pahole130 | pahole124 | kernel61 | kernel612 | kernel72 | modules61 | modules612 | modules72 | moduletree72 | boot61 | boot72 | ccsid) "$1" ;;
+all) deps; pahole130; pahole124; kernel61; kernel612; kernel72; modules61; modules612; modules72; boot61; boot72; ccsid ;;
+*) echo "usage: $0 deps|pahole130|pahole124|kernel61|kernel612|kernel72|modules61|modules612|modules72|moduletree72|boot61|boot72|ccsid|all" >&2; exit 2 ;;
 esac

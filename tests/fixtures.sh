@@ -5,6 +5,7 @@
 # Usage: tests/fixtures.sh DWARF2BTF BTFDIFF WORKDIR CC OPT DWARFVER [VARIANT]
 #   e.g. tests/fixtures.sh build/dwarf2btf build/btfdiff \
 #            build/tests/fixtures_gcc_O2_dwarf5 gcc 2 5
+# CC is gcc, clang, or sid's gcc-16 or clang-21 (tests/fetch.sh ccsid).
 #
 # VARIANT "lto" builds with -flto (clang links with lld, as kernels do):
 # the DWARF then has cross-unit DW_FORM_ref_addr references, and both tools
@@ -49,6 +50,13 @@ fixdir=$here/fixtures
 
 "$here/fetch.sh" pahole130
 [ -x "$PAHOLE" ] || { echo "fixtures.sh: $PAHOLE not found" >&2; exit 1; }
+# the newest compilers Debian has, from sid (tests/fetch.sh ccsid)
+case $CC in
+gcc-16 | clang-21)
+	"$here/fetch.sh" ccsid
+	CC=$CACHE/cc-sid/bin/$CC
+	;;
+esac
 
 rm -rf "$WORKDIR"
 mkdir -p "$WORKDIR"
