@@ -1456,17 +1456,6 @@ int btf_encoder__encode_cu(struct btf_encoder *enc, struct cu *cu)
 /* ---------------------------------------------------------------------- */
 /* finishing                                                              */
 
-static const struct btf_type *skip_const(const struct btf *btf, uint32_t *id)
-{
-	const struct btf_type *t = btf__type_by_id(btf, *id);
-
-	while (t && btf_is_const(t)) {
-		*id = t->type;
-		t = btf__type_by_id(btf, *id);
-	}
-	return t;
-}
-
 static int match_kind(const struct btf_type *t)
 {
 	if (btf_is_fwd(t))
@@ -1479,19 +1468,42 @@ static bool names_equal(const struct btf *btf, const struct btf_type *a, const s
 	return !strcmp(btf__name_by_offset(btf, a->name_off), btf__name_by_offset(btf, b->name_off));
 }
 
-/* pahole 1.30's types__match, including its FUNC_PROTO quirk */
+/*
+ * pahole 1.30's types__match. The order of its checks is part of the result:
+ * equal ids match; then void matches only void; then, where the kinds
+ * differ, one CONST is dropped (@a's first) and the walk goes on. So
+ * "const volatile void *" and "volatile const void *" do not match: after
+ * the pointers and one const each, "const void" meets "void". The
+ * FUNC_PROTO quirk is kept too.
+ */
 static bool types_match(const struct btf *btf, uint32_t a, uint32_t b)
 {
 	int depth;
 
-	for (depth = 0; depth < 256; depth++) {
-		const struct btf_type *ta = skip_const(btf, &a), *tb = skip_const(btf, &b);
+	for (depth = 0; depth < 512; depth++) {
+		const struct btf_type *ta, *tb;
+		int ka, kb;
 
-		if (!ta || !tb || match_kind(ta) != match_kind(tb))
-			return false;
-		switch (match_kind(ta)) {
-		case BTF_KIND_UNKN:
+		if (a == b)
 			return true;
+		if (!a || !b)
+			return false;
+		ta = btf__type_by_id(btf, a);
+		tb = btf__type_by_id(btf, b);
+		if (!ta || !tb)
+			return false;
+		ka = match_kind(ta);
+		kb = match_kind(tb);
+		if (ka != kb) {
+			if (ka == BTF_KIND_CONST)
+				a = ta->type;
+			else if (kb == BTF_KIND_CONST)
+				b = tb->type;
+			else
+				return false;
+			continue;
+		}
+		switch (ka) {
 		case BTF_KIND_INT:
 			return ta->size == tb->size && *(const uint32_t *)(ta + 1) ==
 				*(const uint32_t *)(tb + 1) && names_equal(btf, ta, tb);
@@ -1505,6 +1517,7 @@ static bool types_match(const struct btf *btf, uint32_t a, uint32_t b)
 			return names_equal(btf, ta, tb);
 		case BTF_KIND_PTR:
 		case BTF_KIND_VOLATILE:
+		case BTF_KIND_CONST:
 		case BTF_KIND_RESTRICT:
 		case BTF_KIND_TYPE_TAG:
 			a = ta->type;
