@@ -60,6 +60,7 @@
 #include "d2b_util.h"
 #include "dwarf_loader.h"
 #include "dwarf_reader.h"
+#include "elf_reloc.h"
 #include "elf_symtab.h"
 #include "msort.h"
 #include "str_canon.h"
@@ -141,9 +142,8 @@ struct dwarf_loader {
 	/* every type unit (.debug_info DW_UT_type and .debug_types), by signature */
 	struct type_unit *sigs;
 	unsigned int nr_sigs;
-	/* ABI registers holding the first parameters (DW_OP_regN) */
-	const int *param_regs;
-	int nr_param_regs;
+	/* the machine: its parameter registers and relocations */
+	struct elf_machine machine;
 	/* loaders between units, kept for their buffers (loader_take) */
 	pthread_mutex_t idle_lock;
 	struct cu_loader *idle; /* under idle_lock */
@@ -182,13 +182,6 @@ struct type_unit {
 #define TU_KEY_INFO 0x80000000u
 #define TU_KEY_TYPES 0xc0000000u
 #define TU_KEY_LIMIT 0x40000000u
-
-static const int x86_64_param_regs[] = { DW_OP_reg5, DW_OP_reg4, DW_OP_reg1,
-					 DW_OP_reg2, DW_OP_reg8, DW_OP_reg9 };
-static const int aarch64_param_regs[] = { DW_OP_reg0, DW_OP_reg1, DW_OP_reg2, DW_OP_reg3,
-					  DW_OP_reg4, DW_OP_reg5, DW_OP_reg6, DW_OP_reg7 };
-static const int s390_param_regs[] = { DW_OP_reg2, DW_OP_reg3, DW_OP_reg4, DW_OP_reg5,
-				       DW_OP_reg6 };
 
 /* ---------------------------------------------------------------------- */
 /* languages                                                              */
@@ -268,28 +261,6 @@ static bool elf_has_lto_note(Elf *elf)
 		}
 	}
 	return false;
-}
-
-static void loader_set_arch(struct dwarf_loader *dl, GElf_Ehdr *eh)
-{
-	switch (eh->e_machine) {
-	case EM_X86_64:
-		dl->param_regs = x86_64_param_regs;
-		dl->nr_param_regs = 6;
-		break;
-	case EM_AARCH64:
-	case EM_ARM:
-		dl->param_regs = aarch64_param_regs;
-		dl->nr_param_regs = 8;
-		break;
-	case EM_S390:
-		dl->param_regs = s390_param_regs;
-		dl->nr_param_regs = 5;
-		break;
-	default:
-		dl->param_regs = NULL;
-		dl->nr_param_regs = 0;
-	}
 }
 
 /* a truncated file: headers or section contents past its end */
@@ -418,55 +389,6 @@ static int loader_map_sections(struct dwarf_loader *dl, GElf_Ehdr *eh)
 /* relocatable files (kernel modules)                                     */
 
 /*
- * Relocation types that can appear in debug sections: 0 if none, else the
- * width written (4 or 8 bytes); -1 for a type we do not know.
- */
-static int reloc_width(unsigned int machine, unsigned int type)
-{
-	switch (machine) {
-	case EM_X86_64:
-		return type == 0 ? 0 : type == 1 ? 8 : (type == 10 || type == 11) ? 4 : -1;
-	case EM_AARCH64:
-		return (type == 0 || type == 256) ? 0 : type == 257 ? 8 : type == 258 ? 4 : -1;
-	case EM_S390:
-		return type == 0 ? 0 : type == 22 ? 8 : type == 4 ? 4 : -1;
-	default:
-		return -1;
-	}
-}
-
-/* @width bytes at @p in the file's byte order (@swap: it differs from ours) */
-static uint64_t buf_get(const uint8_t *p, int width, bool swap)
-{
-	bool big = swap != (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__);
-	uint64_t v = 0;
-	int i;
-
-	for (i = 0; i < width; i++)
-		v |= (uint64_t)p[big ? width - 1 - i : i] << (8 * i);
-	return v;
-}
-
-static void buf_put(uint8_t *p, int width, uint64_t v, bool swap)
-{
-	bool big = swap != (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__);
-	uint32_t v32 = (uint32_t)v;
-	int i;
-
-	/* (the host's order: one store; a million relocations in mlx5_core.ko) */
-	if (!swap && width == 4) {
-		memcpy(p, &v32, 4);
-		return;
-	}
-	if (!swap && width == 8) {
-		memcpy(p, &v, 8);
-		return;
-	}
-	for (i = 0; i < width; i++)
-		p[big ? width - 1 - i : i] = (uint8_t)(v >> (8 * i));
-}
-
-/*
  * Is [@p, @p + @size) inside one read-only mapping of a file? libelf maps
  * the file when it can; when mmap fails it reads sections into memory, and
  * relocated or decompressed sections are copies: MADV_DONTNEED must reach
@@ -509,77 +431,6 @@ static void file_pages_drop(const void *p, size_t size)
 		madvise((void *)start, end - start, MADV_DONTNEED);
 }
 
-/* apply the relocation section @rscn to @target (a private copy) */
-static int reloc_apply(struct dwarf_loader *dl, unsigned int machine, Elf_Scn *rscn, GElf_Shdr *rsh,
-		       struct dr_section *target, const uint64_t *layout, size_t nr_secs,
-		       struct str_canon *strs)
-{
-	size_t str_ndx = dl->sec_index[2]; /* .debug_str's (secs.str) */
-	Elf_Scn *symscn = elf_getscn(dl->elf, rsh->sh_link);
-	Elf_Data *rdata = elf_getdata(rscn, NULL), *syms = symscn ? elf_getdata(symscn, NULL) : NULL;
-	const Elf64_Rela *relas64 = NULL;
-	const Elf64_Sym *syms64 = NULL;
-	size_t i, n, nr_syms64 = 0;
-
-	if (!rdata || !syms || !rsh->sh_entsize)
-		return -EINVAL;
-	n = rsh->sh_size / rsh->sh_entsize;
-	/* libelf gives 64-bit files' tables in our byte order: read them in place */
-	if (gelf_getclass(dl->elf) == ELFCLASS64 && rsh->sh_type == SHT_RELA &&
-	    rdata->d_type == ELF_T_RELA && rdata->d_size / sizeof(*relas64) >= n &&
-	    syms->d_type == ELF_T_SYM) {
-		relas64 = rdata->d_buf;
-		syms64 = syms->d_buf;
-		nr_syms64 = syms->d_size / sizeof(*syms64);
-	}
-	for (i = 0; i < n; i++) {
-		GElf_Rela rela;
-		GElf_Rel rel;
-		GElf_Sym sym;
-		uint64_t s_val = 0, addend;
-		int width;
-
-		if (relas64) {
-			rela = relas64[i];
-		} else if (rsh->sh_type == SHT_RELA) {
-			if (!gelf_getrela(rdata, (int)i, &rela))
-				return -EINVAL;
-		} else {
-			if (!gelf_getrel(rdata, (int)i, &rel))
-				return -EINVAL;
-			rela = (GElf_Rela){ rel.r_offset, rel.r_info, 0 };
-		}
-		width = reloc_width(machine, GELF_R_TYPE(rela.r_info));
-		if (width < 0) {
-			pr_warn("%s: unsupported relocation type %u in a debug section\n", dl->path,
-				(unsigned int)GELF_R_TYPE(rela.r_info));
-			return -ENOTSUP;
-		}
-		if (!width)
-			continue;
-		if (rela.r_offset > target->size || target->size - rela.r_offset < (size_t)width)
-			return -EINVAL;
-		if (syms64 && GELF_R_SYM(rela.r_info) < nr_syms64)
-			sym = syms64[GELF_R_SYM(rela.r_info)];
-		else if (syms64 || !gelf_getsym(syms, (int)GELF_R_SYM(rela.r_info), &sym))
-			return -EINVAL;
-		if (sym.st_shndx == SHN_ABS)
-			s_val = sym.st_value;
-		else if (sym.st_shndx != SHN_UNDEF && sym.st_shndx != SHN_COMMON &&
-			 sym.st_shndx < nr_secs)
-			s_val = layout[sym.st_shndx] + sym.st_value;
-		addend = rsh->sh_type == SHT_RELA ? (uint64_t)rela.r_addend
-						  : buf_get(target->data + rela.r_offset, width,
-							    dl->secs.swap);
-		if (strs && sym.st_shndx == str_ndx && str_ndx)
-			addend = str_canon__offset(strs, sym.st_value + addend) - sym.st_value;
-		buf_put((uint8_t *)target->data + rela.r_offset, width, s_val + addend,
-			dl->secs.swap);
-	}
-	file_pages_drop(rdata->d_buf, rdata->d_size);
-	return 0;
-}
-
 /*
  * A relocatable file's DWARF points at its sections through relocations:
  * apply them, with libdwfl's section layout, to private copies of the debug
@@ -588,7 +439,7 @@ static int reloc_apply(struct dwarf_loader *dl, unsigned int machine, Elf_Scn *r
  * with the same contents (str_canon.h), so that names compare by address
  * as in a linked file.
  */
-static int loader_relocate(struct dwarf_loader *dl, unsigned int machine)
+static int loader_relocate(struct dwarf_loader *dl)
 {
 	struct dr_section *secs[] = { &dl->secs.info, &dl->secs.abbrev, &dl->secs.str,
 				      &dl->secs.line_str, &dl->secs.str_offsets, &dl->secs.addr,
@@ -635,9 +486,16 @@ static int loader_relocate(struct dwarf_loader *dl, unsigned int machine)
 				dl->reloc_copies[dl->nr_reloc_copies++] = copy;
 				copied[i] = true;
 			}
-			err = reloc_apply(dl, machine, scn, &sh, t, layout, nr_secs,
-					  t == &dl->secs.info || t == &dl->secs.str_offsets ? strs
-											    : NULL);
+			err = elf_reloc__apply(
+				dl->path, dl->elf, &dl->machine, scn, &sh, (uint8_t *)t->data,
+				t->size, layout, nr_secs, dl->secs.swap,
+				t == &dl->secs.info || t == &dl->secs.str_offsets ? strs : NULL,
+				dl->sec_index[2]);
+			if (!err) {
+				Elf_Data *rdata = elf_getdata(scn, NULL);
+
+				file_pages_drop(rdata->d_buf, rdata->d_size);
+			}
 			if (err == -EINVAL)
 				pr_warn("%s: section %zu: malformed relocations\n", dl->path,
 					elf_ndxscn(scn));
@@ -917,13 +775,13 @@ struct dwarf_loader *dwarf_loader__new(const char *path, const struct d2b_conf *
 		*err = -EINVAL;
 		goto out_free;
 	}
-	loader_set_arch(dl, &eh);
+	elf_machine__init(&dl->machine, eh.e_machine);
 	*err = loader_check_size(dl, &eh);
 	if (!*err)
 		*err = loader_map_sections(dl, &eh);
 	dl->relocatable = eh.e_type == ET_REL;
 	if (!*err && eh.e_type == ET_REL)
-		*err = loader_relocate(dl, eh.e_machine);
+		*err = loader_relocate(dl);
 	if (*err)
 		goto out_free;
 	/* as pahole: cross-unit references, or the kernel's LTO note, make all
@@ -1630,9 +1488,13 @@ static int member_add(struct cu_loader *l, const struct dr_die *die, struct vec 
 		m.bit_offset = (uint32_t)v;
 	} else {
 		m.bit_offset = (uint32_t)(member_byte_offset(l, die) * 8);
-		if ((a = dr_die__attr(die, DW_AT_bit_offset)) && !dr_attr__sdata(l->dc, a, &sv)) {
+		/* (pahole: a member that is no bitfield keeps its byte offset) */
+		if (m.bitfield_size && (a = dr_die__attr(die, DW_AT_bit_offset)) &&
+		    !dr_attr__sdata(l->dc, a, &sv)) {
 			m.has_dw4_bit_offset = true;
 			m.dw4_bit_offset = (uint32_t)sv;
+			v = attr_udata(l, die, DW_AT_byte_size, 0);
+			m.dw4_byte_size = v > 0xff ? 0 : (uint8_t)v;
 		}
 	}
 	return vec_push(members, &m, sizeof(m));
@@ -1777,9 +1639,11 @@ static void param_analyze(struct cu_loader *l, const struct dr_die *die, int idx
 	struct param_reg_walk w = { .dc = l->dc, .loc = -1, .reg = -1 };
 	const struct dr_attr *a;
 
-	if (idx >= l->dl->nr_param_regs || !(a = dr_die__attr(die, DW_AT_location)))
+	/* (pahole counts registers on machines it has no map for, to no effect) */
+	if (!l->dl->machine.param_regs || idx >= l->dl->machine.nr_param_regs ||
+	    !(a = dr_die__attr(die, DW_AT_location)))
 		return;
-	w.expected = l->dl->param_regs[idx];
+	w.expected = l->dl->machine.param_regs[idx];
 	dr_attr__for_each_location(l->dc, a, param_reg_expr, &w);
 	if (w.reg >= 0 && w.reg != w.expected)
 		p->unexpected_reg = true;
@@ -2196,6 +2060,7 @@ static int cu_check_cycles(struct cu_loader *l)
 static int cu_resolve(struct cu_loader *l)
 {
 	struct cu *cu = l->cu;
+	bool big_endian = l->dl->secs.swap != (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__);
 	uint32_t i, pass;
 	int err;
 
@@ -2238,9 +2103,20 @@ static int cu_resolve(struct cu_loader *l)
 
 		if (!m->has_dw4_bit_offset)
 			continue;
-		/* DWARF <= 4: bit_offset counts from the MSB of the member's storage */
-		bits = (uint32_t)(type_size(cu, m->type, l->addr_size, 0) * 8);
-		m->bit_offset = m->bit_offset + bits - m->dw4_bit_offset - m->bitfield_size;
+		/*
+		 * DWARF <= 4: bit_offset counts from the most significant bit of
+		 * the member's storage (DW_AT_byte_size, else its type's size),
+		 * which is the first on a big-endian machine; no size, no offset
+		 */
+		bits = (uint32_t)((m->dw4_byte_size ? m->dw4_byte_size
+						    : type_size(cu, m->type, l->addr_size, 0)) *
+				  8);
+		if (!bits)
+			continue;
+		if (big_endian)
+			m->bit_offset += m->dw4_bit_offset;
+		else
+			m->bit_offset = m->bit_offset + bits - m->dw4_bit_offset - m->bitfield_size;
 	}
 	for (i = 0; i < cu->nr_vars; i++)
 		cu->vars[i].size = type_size(cu, cu->vars[i].type, l->addr_size, 0);

@@ -68,13 +68,15 @@ struct cu_member {
 	uint32_t type;
 	/* modulo 2^32, as BTF stores it (btf__add_field takes a __u32) */
 	uint32_t bit_offset;
-	/* DWARF <= 4 DW_AT_bit_offset (modulo 2^32), converted once type sizes
-	 * are known */
+	/* DWARF <= 4 DW_AT_bit_offset (modulo 2^32) of a bitfield, converted
+	 * once type sizes are known; with the member's own DW_AT_byte_size (0:
+	 * none, or above 255), which takes the type's size's place */
 	uint32_t dw4_bit_offset;
 	/* DW_AT_bit_size; 0xffff for any larger size, which BTF (255 at most)
 	 * rejects all the same */
 	uint16_t bitfield_size;
 	bool has_dw4_bit_offset;
+	uint8_t dw4_byte_size;
 };
 
 struct cu_enumerator {
