@@ -105,6 +105,11 @@ static int elf_replace_btf(int fd, const void *btf, size_t size)
 		ret = -EINVAL;
 		goto out;
 	}
+	/*
+	 * As pahole: the whole file dirty, so that libelf writes all of it,
+	 * and zero-fills the bytes a new layout leaves between sections
+	 */
+	elf_flagelf(elf, ELF_C_SET, ELF_F_DIRTY);
 	while ((scn = elf_nextscn(elf, scn))) {
 		GElf_Shdr sh;
 		const char *name;
