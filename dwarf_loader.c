@@ -496,9 +496,6 @@ static int loader_relocate(struct dwarf_loader *dl)
 
 				file_pages_drop(rdata->d_buf, rdata->d_size);
 			}
-			if (err == -EINVAL)
-				pr_warn("%s: section %zu: malformed relocations\n", dl->path,
-					elf_ndxscn(scn));
 			break;
 		}
 	}

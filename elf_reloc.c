@@ -180,24 +180,18 @@ static void buf_put(uint8_t *p, unsigned int width, uint64_t v, bool swap)
 		p[big ? width - 1 - i : i] = (uint8_t)(v >> (8 * i));
 }
 
-static void reloc_unsupported(const char *path, Elf *elf, const struct elf_machine *m,
-			      const GElf_Shdr *rsh, unsigned int type)
+/* "FILE: EM_X: section .rela.debug_info: " and @what */
+static void reloc_warn(const char *path, Elf *elf, const struct elf_machine *m,
+		       const GElf_Shdr *rsh, const char *what, unsigned long n)
 {
-	size_t shstrndx;
 	const char *scn_name = NULL;
+	size_t shstrndx;
 	char buf[32];
 
 	if (!elf_getshdrstrndx(elf, &shstrndx))
 		scn_name = elf_strptr(elf, shstrndx, rsh->sh_name);
-	if (!m->nr_relocs)
-		pr_warn("%s: %s: section %s: relocations of this machine are not supported "
-			"(type %u)\n",
-			path, elf_machine__name(m, buf, sizeof(buf)),
-			scn_name ? scn_name : "(unnamed)", type);
-	else
-		pr_warn("%s: %s: section %s: unsupported relocation type %u\n", path,
-			elf_machine__name(m, buf, sizeof(buf)), scn_name ? scn_name : "(unnamed)",
-			type);
+	pr_warn("%s: %s: section %s: %s%lu\n", path, elf_machine__name(m, buf, sizeof(buf)),
+		scn_name ? scn_name : "(unnamed)", what, n);
 }
 
 /* the data of the SHT_SYMTAB_SHNDX section of the symbol table @symtab_ndx, if any */
@@ -213,9 +207,11 @@ static Elf_Data *symtab_shndx(Elf *elf, size_t symtab_ndx)
 	return NULL;
 }
 
-int elf_reloc__apply(const char *path, Elf *elf, const struct elf_machine *m, Elf_Scn *rscn,
-		     const GElf_Shdr *rsh, uint8_t *data, size_t size, const uint64_t *layout,
-		     size_t nr_secs, bool swap, struct str_canon *strs, size_t str_ndx)
+/* elf_reloc__apply, but silent: *@bad and *@bad_type are those of the relocation at fault */
+static int reloc_section(Elf *elf, const struct elf_machine *m, Elf_Scn *rscn, const GElf_Shdr *rsh,
+			 uint8_t *data, size_t size, const uint64_t *layout, size_t nr_secs,
+			 bool swap, struct str_canon *strs, size_t str_ndx, size_t *bad,
+			 unsigned int *bad_type)
 {
 	Elf_Scn *symscn = elf_getscn(elf, rsh->sh_link);
 	Elf_Data *rdata = elf_getdata(rscn, NULL),
@@ -227,6 +223,7 @@ int elf_reloc__apply(const char *path, Elf *elf, const struct elf_machine *m, El
 	size_t i, n, nr_syms64 = 0;
 	bool rela = rsh->sh_type == SHT_RELA;
 
+	*bad = 0;
 	if (!rdata || !syms || !rsh->sh_entsize)
 		return -EINVAL;
 	n = rsh->sh_size / rsh->sh_entsize;
@@ -257,12 +254,12 @@ int elf_reloc__apply(const char *path, Elf *elf, const struct elf_machine *m, El
 			r = (GElf_Rela){ rel.r_offset, rel.r_info, 0 };
 		}
 		type = (unsigned int)GELF_R_TYPE(r.r_info);
+		*bad = i;
+		*bad_type = type;
 		if (!rt || rt->type != type) {
 			rt = reloc_type_find(m, type);
-			if (!rt) {
-				reloc_unsupported(path, elf, m, rsh, type);
+			if (!rt)
 				return -ENOTSUP;
-			}
 		}
 		if (rt->op == RELOC_KEEP || (!rela && rt->op != RELOC_SET))
 			continue;
@@ -299,4 +296,23 @@ int elf_reloc__apply(const char *path, Elf *elf, const struct elf_machine *m, El
 		buf_put(data + r.r_offset, rt->width, value, swap);
 	}
 	return 0;
+}
+
+int elf_reloc__apply(const char *path, Elf *elf, const struct elf_machine *m, Elf_Scn *rscn,
+		     const GElf_Shdr *rsh, uint8_t *data, size_t size, const uint64_t *layout,
+		     size_t nr_secs, bool swap, struct str_canon *strs, size_t str_ndx)
+{
+	unsigned int type = 0;
+	size_t bad;
+	int err = reloc_section(elf, m, rscn, rsh, data, size, layout, nr_secs, swap, strs, str_ndx,
+				&bad, &type);
+
+	if (err == -ENOTSUP && !m->nr_relocs)
+		reloc_warn(path, elf, m, rsh,
+			   "relocations of this machine are not supported, type ", type);
+	else if (err == -ENOTSUP)
+		reloc_warn(path, elf, m, rsh, "unsupported relocation type ", type);
+	else if (err)
+		reloc_warn(path, elf, m, rsh, "malformed relocation ", bad);
+	return err;
 }

@@ -56,9 +56,10 @@ const char *elf_machine__name(const struct elf_machine *m, char *buf, size_t siz
  * symbol is in section @str_ndx (.debug_str) and @strs is given, the
  * target becomes the first string with the same contents.
  *
- * Returns 0, -ENOTSUP for a relocation type not in @m's table (a one-line
- * error naming @path, the machine, the section and the type has been
- * printed), or -EINVAL for a malformed relocation.
+ * Returns 0, -ENOTSUP for a relocation type not in @m's table, or -EINVAL
+ * for a malformed relocation; then a one-line error naming @path, the
+ * machine, the relocation section and the type (or the relocation's index)
+ * has been printed.
  */
 int elf_reloc__apply(const char *path, Elf *elf, const struct elf_machine *m, Elf_Scn *rscn,
 		     const GElf_Shdr *rsh, uint8_t *data, size_t size, const uint64_t *layout,

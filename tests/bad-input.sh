@@ -120,6 +120,8 @@ def main():
         struct.pack_into('<Q', b, sec(b, a[0])['hdr'] + 0x18, int(a[1], 0))
     elif op == 'shtype':           # shtype SECTION TYPE
         struct.pack_into('<I', b, sec(b, a[0])['hdr'] + 4, int(a[1], 0))
+    elif op == 'machine':          # machine E_MACHINE
+        struct.pack_into('<H', b, 0x12, int(a[0], 0))
     elif op == 'poke':             # poke SECTION OFFSET HEXBYTES
         o = sec(b, a[0])['off'] + int(a[1], 0); v = bytes.fromhex(a[2]); b[o:o + len(v)] = v
     elif op == 'peek':             # peek SECTION OFFSET N
@@ -608,6 +610,30 @@ expect "array of 2^40, struct of 2^40 bytes, member 2^40 bytes in" any "$(re "$i
 in=$(mkcase vlen "$src/vlen")
 expect "70000 members, 70000 enumerators (BTF vlen is 16 bits)" error "$(re "$in"): $die" \
 	"$in" "${in%/*}/out.btf"
+
+# ---------------------------------------------------------------------------
+# relocatable files (modules): a machine or a relocation type without a rule
+# is refused, named, rather than guessed at
+
+gcc -g -O1 -c -o "$src/a.o" "$src/a.c" || tally_fail "fixture: cannot compile a.o"
+in=$(mkcase reloc-control "$src/a.o")
+expect "relocatable file (control)" success "" "$in" "${in%/*}/out.btf"
+in=$(mkcase reloc-machine "$src/a.o"); edit "$in" machine 8
+expect "relocatable file of an unsupported machine (EM_MIPS)" error \
+	"$(re "$in"): EM_MIPS: section \.rela\.debug_[a-z_]*: relocations of this machine are not supported, type 10$" \
+	"$in" "${in%/*}/out.btf"
+in=$(mkcase reloc-machine-unnamed "$src/a.o"); edit "$in" machine 0x4242
+expect "relocatable file of an unknown machine (0x4242)" error \
+	"$(re "$in"): e_machine 16962: section \.rela\.debug_[a-z_]*: relocations of this machine" \
+	"$in" "${in%/*}/out.btf"
+# r_info's type of .rela.debug_info's first entry: R_X86_64_PC32 (2)
+in=$(mkcase reloc-type "$src/a.o"); edit "$in" poke .rela.debug_info 8 "$(le32 2)"
+expect "R_X86_64_PC32 in .debug_info" error \
+	"$(re "$in"): EM_X86_64: section \.rela\.debug_info: unsupported relocation type 2\$" \
+	"$in" "${in%/*}/out.btf"
+# a linked file of an unknown machine has nothing to relocate: encoded
+in=$(mkcase exec-machine-unnamed); edit "$in" machine 0x4242
+expect "linked file of an unknown machine" success "" "$in" "${in%/*}/out.btf"
 
 # ---------------------------------------------------------------------------
 # ELF symbols
