@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # fetch.sh - fetch and cache the reference tools and real inputs the tests use.
 #
-# Usage: tests/fetch.sh deps|pahole130|pahole124|kernel61|kernel612|kernel72|modules61|modules612|modules72|moduletree72|boot61|boot72|ccsid|all
+# Usage: tests/fetch.sh deps|pahole130|pahole124|kernel61|kernel612|kernel72|modules61|modules612|modules72|moduletree72|boot61|boot72|ccsid|cross|arch-ARCH|arches|all
 #
 # Everything is cached under $DWARF2BTF_CACHE (default /var/cache/dwarf2btf),
 # so a second run costs nothing; a kernel's debug package is kept there too
@@ -24,6 +24,12 @@
 #              every module of the 7.2 package, into
 #              $CACHE/linux-7.2/module-tree (2 GB; tests/module-tree.sh)
 #   ccsid      sid's gcc-16 and clang-21 for the fixtures, into $CACHE/cc-sid
+#   cross      Debian 12's cross compilers for arm64, armhf, riscv64, ppc64el
+#              and s390x (the fixtures of those architectures)
+#   arch-ARCH  the debug vmlinux and the modules of fs/, net/ipv4/ and
+#              mlx5_core of ARCH's kernel (arm64, armhf, riscv64: trixie's
+#              6.12; ppc64el, s390x: sid's 7.2), into $CACHE/linux-ARCH;
+#              arches: all five
 #   boot61, boot72
 #              for tests/boot.sh: qemu-system-x86 (and the static libc of
 #              libc6-dev), and the vmlinuz and config of the non-debug
@@ -292,6 +298,81 @@ modules612() { kernel612; modules linux-6.12 modules "${MODULE_PATTERNS[@]}"; }
 modules72() { kernel72; modules linux-7.2 modules "${MODULE_PATTERNS[@]}" "${MODULE_PATTERNS_72[@]}"; }
 moduletree72() { kernel72; modules linux-7.2 module-tree './usr/lib/debug/lib/modules/*/kernel'; }
 
+# Debian's kernels of the other release architectures: trixie's 6.12, or
+# sid's 7.2 where trixie's debug package is not served (404)
+ARCH_KERNELS="arm64:linux-image-cloud-arm64-dbg:trixie armhf:linux-image-armmp-dbg:trixie
+	riscv64:linux-image-riscv64-dbg:trixie ppc64el:linux-image-powerpc64le-dbg:sid
+	s390x:linux-image-s390x-dbg:sid"
+ARCH_MODULE_PATTERNS=(
+	'./usr/lib/debug/lib/modules/*/kernel/fs/*'
+	'./usr/lib/debug/lib/modules/*/kernel/net/ipv4/*'
+	'./usr/lib/debug/lib/modules/*/kernel/drivers/net/ethernet/mellanox/mlx5/core/mlx5_core.ko'
+)
+
+# arch ARCH : that architecture's debug vmlinux, and its modules of fs/,
+# net/ipv4/ and mlx5_core (every architecture's largest common driver), into
+# $CACHE/linux-ARCH (vmlinux, modules/, package, suite); the package itself
+# is not kept
+arch_kernel() {
+	local arch=$1 out=$CACHE/linux-$1 entry meta suite pkg tmp
+	[ -f "$out/vmlinux" ] && [ -d "$out/modules" ] && return 0
+	entry=$(echo $ARCH_KERNELS | tr ' ' '\n' | grep "^$arch:") ||
+		{ log "no kernel known for architecture $arch"; exit 2; }
+	meta=$(echo "$entry" | cut -d: -f2)
+	suite=$(echo "$entry" | cut -d: -f3)
+	if ! dpkg --print-foreign-architectures | grep -qx "$arch"; then
+		dpkg --add-architecture "$arch"
+		apt_updated=
+	fi
+	case $suite in
+	trixie) trixie_source ;;
+	sid) sid_source ;;
+	esac
+	apt_update
+	pkg=$(apt-cache depends "$meta:$arch/$suite" |
+		awk '/Depends: linux-image-.*-dbg/ { print $2; exit }')
+	[ -n "$pkg" ] || { log "cannot resolve $meta:$arch/$suite"; exit 1; }
+	pkg=${pkg%:"$arch"}
+	log "fetching $pkg:$arch (large)"
+	tmp=$(mktemp -d)
+	chmod 755 "$tmp"
+	(cd "$tmp" && apt-get download -qq "$pkg:$arch/$suite" >&2)
+	rm -rf "$out.tmp"
+	mkdir -p "$out.tmp/x" "$out.tmp/modules"
+	dpkg-deb --fsys-tarfile "$tmp"/*.deb |
+		tar -x -C "$out.tmp/x" --wildcards './usr/lib/debug/boot/vmlinux-*' \
+			'./usr/lib/debug/lib/modules/*/vmlinux' "${ARCH_MODULE_PATTERNS[@]}" \
+			2>/dev/null || true
+	rm -rf "$tmp"
+	find "$out.tmp/x" -name 'vmlinux*' -type f -exec mv {} "$out.tmp/vmlinux" \;
+	find "$out.tmp/x" -name '*.ko' -exec mv {} "$out.tmp/modules/" \;
+	[ -f "$out.tmp/vmlinux" ] || { log "no vmlinux in $pkg:$arch"; exit 1; }
+	[ -f "$out.tmp/modules/mlx5_core.ko" ] || { log "no mlx5_core.ko in $pkg:$arch"; exit 1; }
+	echo "$pkg:$arch" >"$out.tmp/package"
+	echo "$suite" >"$out.tmp/suite"
+	rm -rf "$out.tmp/x" "$out"
+	mv "$out.tmp" "$out"
+}
+ARCHES="arm64 armhf riscv64 ppc64el s390x"
+arches() {
+	local a
+	for a in $ARCHES; do arch_kernel "$a"; done
+}
+
+# cross : Debian 12's cross compilers (gcc, binutils and C library) for the
+# fixtures of the other architectures (tests/fixtures.sh CC=cross-*)
+cross() {
+	local pkgs="gcc-aarch64-linux-gnu gcc-arm-linux-gnueabihf gcc-riscv64-linux-gnu
+		gcc-powerpc64le-linux-gnu gcc-s390x-linux-gnu"
+	local have
+	# shellcheck disable=SC2086
+	have=$(dpkg-query -W -f='${Status}\n' $pkgs 2>/dev/null | grep -c 'install ok installed' || true)
+	[ "$have" -eq "$(echo $pkgs | wc -w)" ] && return 0
+	apt_update
+	# shellcheck disable=SC2086
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $pkgs >&2
+}
+
 # boot_tools : what tests/boot.sh needs besides a kernel: qemu, and the
 # static libc of libc6-dev for its /init
 boot_tools() {
@@ -360,8 +441,10 @@ boot72() {
 	boot_image linux-7.2 'usr/lib/modules/*' "linux-binary-$abi" "linux-base-$abi"
 }
 
+usage="deps|pahole130|pahole124|kernel61|kernel612|kernel72|modules61|modules612|modules72|moduletree72|boot61|boot72|ccsid|cross|arch-ARCH|arches|all"
 case ${1:-all} in
-deps | pahole130 | pahole124 | kernel61 | kernel612 | kernel72 | modules61 | modules612 | modules72 | moduletree72 | boot61 | boot72 | ccsid) "$1" ;;
-all) deps; pahole130; pahole124; kernel61; kernel612; kernel72; modules61; modules612; modules72; boot61; boot72; ccsid ;;
-*) echo "usage: $0 deps|pahole130|pahole124|kernel61|kernel612|kernel72|modules61|modules612|modules72|moduletree72|boot61|boot72|ccsid|all" >&2; exit 2 ;;
+deps | pahole130 | pahole124 | kernel61 | kernel612 | kernel72 | modules61 | modules612 | modules72 | moduletree72 | boot61 | boot72 | ccsid | cross | arches) "$1" ;;
+arch-*) arch_kernel "${1#arch-}" ;;
+all) deps; pahole130; pahole124; kernel61; kernel612; kernel72; modules61; modules612; modules72; boot61; boot72; ccsid; cross; arches ;;
+*) echo "usage: $0 $usage" >&2; exit 2 ;;
 esac

@@ -5,13 +5,18 @@
 # Usage: tests/fixtures.sh DWARF2BTF BTFDIFF WORKDIR CC OPT DWARFVER [VARIANT]
 #   e.g. tests/fixtures.sh build/dwarf2btf build/btfdiff \
 #            build/tests/fixtures_gcc_O2_dwarf5 gcc 2 5
-# CC is gcc, clang, or sid's gcc-16 or clang-21 (tests/fetch.sh ccsid).
+# CC is gcc, clang, or sid's gcc-16 or clang-21 (tests/fetch.sh ccsid), or
+# gcc-ARCH or clang-ARCH for Debian 12's cross compilers (tests/fetch.sh
+# cross; clang --target with their binutils and C library), ARCH one of
+# arm64, armhf, riscv64, ppc64el, s390x.
 #
 # VARIANT "lto" builds with -flto (clang links with lld, as kernels do):
 # the DWARF then has cross-unit DW_FORM_ref_addr references, and both tools
 # read all units as one merged CU. "ltonote" adds the kernel's LTO_INFO ELF
 # note (owner "Linux", type 0x101, value 1) to a plain build, which makes
-# pahole merge the units too. "typeunits" builds with -fdebug-types-section
+# pahole merge the units too. "reloc" links with -r, one relocatable file
+# as a kernel module is: its debug sections reach their strings, locations
+# and code through relocations. "typeunits" builds with -fdebug-types-section
 # (type units: .debug_types for DWARF 4, DW_UT_type units for DWARF 5), which
 # pahole 1.30 does not follow (it crashes or emits empty anonymous structs):
 # pahole encodes the same program built without it, and ours must be the
@@ -30,7 +35,7 @@
 set -euo pipefail
 
 if [ $# -ne 6 ] && [ $# -ne 7 ]; then
-	echo "usage: $0 DWARF2BTF BTFDIFF WORKDIR CC OPT DWARFVER [lto|ltonote|typeunits]" >&2
+	echo "usage: $0 DWARF2BTF BTFDIFF WORKDIR CC OPT DWARFVER [lto|ltonote|reloc|typeunits]" >&2
 	exit 2
 fi
 DWARF2BTF=$1
@@ -51,15 +56,35 @@ fixdir=$here/fixtures
 "$here/fetch.sh" pahole130
 [ -x "$PAHOLE" ] || { echo "fixtures.sh: $PAHOLE not found" >&2; exit 1; }
 # the newest compilers Debian has, from sid (tests/fetch.sh ccsid)
+rm -rf "$WORKDIR"
+mkdir -p "$WORKDIR"
+# the objcopy that can write the fixture's machine, for the in-place runs
+objcopies=(objcopy llvm-objcopy)
 case $CC in
 gcc-16 | clang-21)
 	"$here/fetch.sh" ccsid
 	CC=$CACHE/cc-sid/bin/$CC
 	;;
+gcc-* | clang-*)
+	"$here/fetch.sh" cross
+	case ${CC#*-} in
+	arm64) triplet=aarch64-linux-gnu ;;
+	armhf) triplet=arm-linux-gnueabihf ;;
+	riscv64) triplet=riscv64-linux-gnu ;;
+	ppc64el) triplet=powerpc64le-linux-gnu ;;
+	s390x) triplet=s390x-linux-gnu ;;
+	*) echo "fixtures.sh: unknown compiler '$CC'" >&2; exit 2 ;;
+	esac
+	if [ "${CC%%-*}" = gcc ]; then
+		CC=$triplet-gcc
+	else
+		printf '#!/bin/sh\nexec clang --target=%s "$@"\n' "$triplet" >"$WORKDIR/clang-$triplet"
+		chmod +x "$WORKDIR/clang-$triplet"
+		CC=$WORKDIR/clang-$triplet
+	fi
+	objcopies=("$triplet-objcopy" llvm-objcopy)
+	;;
 esac
-
-rm -rf "$WORKDIR"
-mkdir -p "$WORKDIR"
 
 # ---- build the fixture -------------------------------------------------
 
@@ -86,6 +111,7 @@ EOF
 typeunits)
 	cflags+=(-fdebug-types-section)
 	;;
+reloc) ;;
 *)
 	echo "fixtures.sh: unknown variant '$VARIANT'" >&2
 	exit 2
@@ -127,8 +153,12 @@ build() {
 		run_logged "$CC" "$@" ${std[@]+"${std[@]}"} -c "$src" -o "$obj"
 		objs+=("$obj")
 	done
-	run_logged "$CC" "$@" ${ldflags[@]+"${ldflags[@]}"} -Wl,-T,"$fixdir/percpu.lds" \
-		-o "$out" "${objs[@]}"
+	if [ "$VARIANT" = reloc ]; then
+		run_logged "$CC" "$@" -r -nostdlib -o "$out" "${objs[@]}"
+	else
+		run_logged "$CC" "$@" ${ldflags[@]+"${ldflags[@]}"} -Wl,-T,"$fixdir/percpu.lds" \
+			-o "$out" "${objs[@]}"
+	fi
 }
 
 build "$WORKDIR/fixture" "${cflags[@]}"
@@ -240,7 +270,6 @@ fi
 # the result replaces the existing .BTF through libelf. Whole files are
 # compared.
 read -r -a flags <<<"$FLAGS_612"
-objcopies=(objcopy llvm-objcopy)
 [ "$VARIANT" = typeunits ] && objcopies=() # no pahole output to compare with
 for objcopy in ${objcopies[@]+"${objcopies[@]}"}; do
 	ref=$WORKDIR/inplace-ref-$objcopy

@@ -1,0 +1,150 @@
+#!/usr/bin/env bash
+# arch.sh - byte comparison against pahole 1.30 on Debian's kernel of another
+# architecture: big-endian ELF (s390x), 32-bit ELF with SHT_REL relocations
+# (armhf), and each machine's relocation types in the modules' debug
+# sections (RISC-V's ADD/SUB pairs among them).
+#
+# Usage: tests/arch.sh DWARF2BTF BTFDIFF WORKDIR ARCH sample|all
+#   ARCH: arm64, armhf, riscv64 (trixie's 6.12), ppc64el, s390x (sid's 7.2)
+#
+# Fetches (once, cached) the debug vmlinux and the modules of fs/, net/ipv4/
+# and mlx5_core (tests/fetch.sh arch-ARCH), with the flag set of the kernel's
+# own generation:
+#  - sample: the vmlinux, encoded by pahole 1.30 and by dwarf2btf at -j1,
+#    -j2 and -j3 and with --exact, each cmp'd with pahole's; then the
+#    modules SAMPLE_MODULES names, against that vmlinux (or, where it has
+#    no .BTF, armhf's, pahole's encoding of it), -j1 to -j3 and --exact, and
+#    one of them in place, whole files compared;
+#  - all: every cached module of ARCH the same way.
+# Where Debian's kernel was built with pahole 1.30 (trixie's), the .BTF it
+# shipped in the vmlinux and in each module must be our bytes too.
+# The last line is "N passed, M failed"; exit status 0 iff M is 0.
+set -euo pipefail
+
+[ $# -eq 5 ] || { echo "usage: $0 DWARF2BTF BTFDIFF WORKDIR ARCH sample|all" >&2; exit 2; }
+D2B=$1 BTFDIFF=$2 WORKDIR=$3 ARCH=$4 MODE=$5
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=tests/lib.sh
+. "$here/lib.sh"
+
+"$here/fetch.sh" pahole130
+"$here/fetch.sh" "arch-$ARCH"
+dir=$CACHE/linux-$ARCH
+VMLINUX=$dir/vmlinux
+suite=$(cat "$dir/suite")
+echo "kernel: $(cat "$dir/package") ($suite), $(find "$dir/modules" -name '*.ko' | wc -l) modules"
+case $suite in
+trixie) flags=$FLAGS_612 shipped_by_130=1 ;;
+sid) flags=$FLAGS_72 shipped_by_130= ;; # sid's kernels: pahole 1.32
+*) echo "arch.sh: unknown suite $suite" >&2; exit 2 ;;
+esac
+# the modules of the CI run: small ones of fs/ and net/ipv4/, the largest
+# file systems, and the driver with the most relocations
+SAMPLE_MODULES="fat vfat msdos tcp_bbr esp4 xfs btrfs mlx5_core"
+
+rm -rf "$WORKDIR"
+mkdir -p "$WORKDIR"
+
+# compare NAME REF OUT [BASE]: cmp, and btfdiff on a mismatch
+compare() {
+	if cmp -s "$2" "$3"; then
+		tally_ok "$1"
+	else
+		tally_fail "$1: differs from pahole 1.30"
+		"$BTFDIFF" ${4:+--base "$4"} "$2" "$3" || true
+	fi
+}
+
+# shipped_btf FILE OUT: the bytes of FILE's .BTF section into OUT; false if
+# it has none with contents
+shipped_btf() {
+	local off size
+	read -r off size < <(readelf -SW "$1" | sed -n 's/^ *\[ *[0-9]*\] *//p' |
+		awk '$1 == ".BTF" && $2 == "PROGBITS" { print $4, $5 }') || return 1
+	[ -n "${size:-}" ] || return 1
+	dd if="$1" of="$2" bs=64K iflag=skip_bytes,count_bytes skip=$((0x$off)) \
+		count=$((0x$size)) status=none
+}
+
+# ---- vmlinux ----------------------------------------------------------------
+ref=$WORKDIR/vmlinux-ref.btf
+# shellcheck disable=SC2086
+"$PAHOLE" -J -j2 $flags --btf_encode_detached="$ref" "$VMLINUX"
+[ -s "$ref" ] || { echo "FAIL (setup): pahole 1.30 wrote no $ref"; exit 1; }
+if shipped_btf "$VMLINUX" "$WORKDIR/vmlinux-shipped.btf"; then
+	BASE=$VMLINUX
+else
+	BASE=$ref
+fi
+if [ "$MODE" = sample ]; then
+	if [ -n "$shipped_by_130" ] && [ "$BASE" = "$VMLINUX" ]; then
+		compare "vmlinux: pahole 1.30 gives Debian's shipped .BTF" \
+			"$WORKDIR/vmlinux-shipped.btf" "$ref"
+	fi
+	for opt in -j1 -j2 -j3 --exact; do
+		out=$WORKDIR/vmlinux-out.btf
+		rm -f "$out"
+		# shellcheck disable=SC2086
+		if "$D2B" -J $opt $flags --btf_encode_detached="$out" "$VMLINUX"; then
+			compare "vmlinux $opt ($(stat -c %s "$out") bytes)" "$ref" "$out"
+		else
+			tally_fail "vmlinux $opt: dwarf2btf failed"
+		fi
+	done
+fi
+
+# ---- modules ----------------------------------------------------------------
+if [ "$MODE" = sample ]; then
+	mods=()
+	for m in $SAMPLE_MODULES; do
+		[ -e "$dir/modules/$m.ko" ] && mods+=("$dir/modules/$m.ko")
+	done
+	[ ${#mods[@]} -ge 6 ] || { echo "FAIL (setup): ${#mods[@]} sample modules cached"; exit 1; }
+else
+	mods=("$dir"/modules/*.ko)
+fi
+n=0
+for ko in "${mods[@]}"; do
+	mod=$(basename "$ko" .ko)
+	mref=$WORKDIR/ref.btf
+	# pahole 1.30 does not truncate an existing output file
+	rm -f "$mref"
+	# shellcheck disable=SC2086
+	"$PAHOLE" -J $flags --btf_base "$BASE" --btf_encode_detached="$mref" "$ko"
+	case $mod in
+	mlx5_core | xfs | btrfs) jobs="-j1 -j2 -j3" ;;
+	*) n=$((n + 1)); jobs=-j$((n % 3 + 1)) ;;
+	esac
+	for opt in $jobs --exact; do
+		out=$WORKDIR/out.btf
+		rm -f "$out"
+		# shellcheck disable=SC2086
+		if "$D2B" -J $opt $flags --btf_base "$BASE" --btf_encode_detached="$out" "$ko"; then
+			compare "$mod $opt" "$mref" "$out" "$BASE"
+		else
+			tally_fail "$mod $opt: dwarf2btf failed"
+		fi
+	done
+	if [ -n "$shipped_by_130" ] && shipped_btf "$ko" "$WORKDIR/shipped.btf"; then
+		compare "$mod: Debian's shipped .BTF" "$WORKDIR/shipped.btf" "$out" "$BASE"
+	fi
+done
+
+# in place, as Makefile.modfinal runs it: the module's .BTF replaced through
+# libelf, in the module's own byte order and class
+if [ "$MODE" = sample ]; then
+	ko=$dir/modules/vfat.ko
+	cp "$ko" "$WORKDIR/ref.ko"
+	cp "$ko" "$WORKDIR/out.ko"
+	# shellcheck disable=SC2086
+	LLVM_OBJCOPY=llvm-objcopy "$PAHOLE" -J $flags --btf_base "$BASE" "$WORKDIR/ref.ko"
+	# shellcheck disable=SC2086
+	if ! LLVM_OBJCOPY=llvm-objcopy "$D2B" -J -j2 $flags --btf_base "$BASE" "$WORKDIR/out.ko"; then
+		tally_fail "in place vfat: dwarf2btf failed"
+	elif cmp -s "$WORKDIR/ref.ko" "$WORKDIR/out.ko"; then
+		tally_ok "in place vfat: identical to pahole 1.30's file"
+	else
+		tally_fail "in place vfat: files differ"
+	fi
+fi
+tally_end
