@@ -19,9 +19,14 @@
 #include "btf_batches.h"
 #include "btf_features.h"
 #include "d2b_util.h"
+#include "dwarf_loader.h"
 #include "dwarves_emit_ordered.h"
 #include "encode_pipeline.h"
 #include "tmpfiles.h"
+
+#ifndef DWARF2BTF_VERSION /* CMakeLists.txt: the project's version */
+#define DWARF2BTF_VERSION "unknown"
+#endif
 
 #define PAHOLE_COMPAT_VERSION "v1.30"
 #define PAHOLE_COMPAT_NUMERIC "130"
@@ -65,13 +70,15 @@ static const struct option long_options[] = {
 static void usage(FILE *f)
 {
 	fprintf(f,
+		"dwarf2btf %s, reproducing pahole %s\n"
 		"Usage: dwarf2btf -J [OPTION...] FILE\n"
-		"Encode the DWARF of FILE as BTF, as pahole -J does (compatible with pahole %s).\n"
+		"Encode the DWARF of FILE as BTF, byte for byte as pahole -J does.\n"
 		"\n"
 		"  -J, --btf_encode               encode BTF into FILE's .BTF section (atomically;\n"
 		"                                 $LLVM_OBJCOPY, default llvm-objcopy, adds it)\n"
 		"      --btf_encode_detached=OUT  write raw BTF to OUT\n"
-		"  -j, --jobs[=N]                 N worker threads (bare: the CPUs it may use; default 1)\n"
+		"  -j[N], --jobs[=N]              N worker threads, 1 to 1024 (bare or 0: the CPUs\n"
+		"                                 it may use; default 1); the value is attached\n"
 		"      --btf_features=LIST        features: default, +LIST, or a list (see\n"
 		"                                 --supported_btf_features); unknown names ignored\n"
 		"      --btf_features_strict=LIST as --btf_features, unknown names are errors\n"
@@ -95,8 +102,10 @@ static void usage(FILE *f)
 		"  -V, --verbose                  per-phase times and counts on stderr\n"
 		"      --version                  print the pahole version this matches\n"
 		"      --numeric_version          the same, as a number\n"
-		"  -h, --help                     this help\n",
-		PAHOLE_COMPAT_VERSION);
+		"  -h, --help                     this help\n"
+		"Long options are written in full: pahole has options that a prefix would\n"
+		"name here (--lang is not --lang_exclude).\n",
+		DWARF2BTF_VERSION, PAHOLE_COMPAT_VERSION);
 }
 
 /*
@@ -133,12 +142,46 @@ static int parse_jobs(const char *arg, unsigned int cpus, unsigned int *jobs)
 	return 0;
 }
 
+/*
+ * getopt_long takes any unambiguous prefix of a long option; pahole has
+ * options of its own such prefixes would name (--lang, whose meaning is the
+ * opposite of --lang_exclude's): long options must be written in full.
+ */
+static int check_long_names(int argc, char **argv)
+{
+	int i, o;
+
+	for (i = 1; i < argc && strcmp(argv[i], "--"); i++) {
+		const char *name = argv[i] + 2;
+		size_t len = strcspn(name, "=");
+
+		if (strncmp(argv[i], "--", 2))
+			continue;
+		for (o = 0; long_options[o].name; o++)
+			if (strlen(long_options[o].name) == len &&
+			    !strncmp(long_options[o].name, name, len))
+				break;
+		if (!long_options[o].name) {
+			pr_warn("unrecognized option '--%.*s' (see --help)\n", (int)len, name);
+			return -EINVAL;
+		}
+		/* a required value given as the next word is no option */
+		if (long_options[o].has_arg == required_argument && !name[len])
+			i++;
+	}
+	return 0;
+}
+
 /* Returns 0 to run, 1 to exit successfully (version, help), -errno on error. */
 static int parse_args(int argc, char **argv, struct d2b_conf *conf, bool *encode)
 {
 	int c, idx = 0, err;
 
-	while ((c = getopt_long(argc, argv, "Jj::Vh", long_options, &idx)) != -1) {
+	err = check_long_names(argc, argv);
+	if (err)
+		return err;
+	opterr = 0; /* one line of ours instead of getopt's and the usage */
+	while ((c = getopt_long(argc, argv, ":Jj::Vh", long_options, &idx)) != -1) {
 		err = 0;
 		switch (c) {
 		case 'J': *encode = true; break;
@@ -159,7 +202,16 @@ static int parse_args(int argc, char **argv, struct d2b_conf *conf, bool *encode
 		case OPT_EXACT: conf->exact = true; break;
 		case 'V': conf->verbose++; break;
 		case 'h': usage(stdout); return 1;
-		default: usage(stderr); return -EINVAL;
+		case ':': /* (long options are all known: check_long_names) */
+			if (!strncmp(argv[optind - 1], "--", 2))
+				pr_warn("option '%s' needs a value (see --help)\n",
+					argv[optind - 1]);
+			else
+				pr_warn("option '-%c' needs a value (see --help)\n", optopt);
+			return -EINVAL;
+		default:
+			pr_warn("unrecognized option '-%c' (see --help)\n", optopt);
+			return -EINVAL;
 		}
 		if (err)
 			return err;
@@ -180,10 +232,32 @@ int main(int argc, char **argv)
 		return err > 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 	if (!conf.lang_exclude)
 		conf.lang_exclude = getenv("PAHOLE_LANG_EXCLUDE");
+	if (conf.lang_exclude) {
+		size_t len;
+		int bad = dwarf_loader__lang_check(conf.lang_exclude, &len);
+
+		if (bad >= 0) {
+			pr_warn("unknown language \"%.*s\" in %s\n", (int)len,
+				conf.lang_exclude + bad,
+				conf.lang_exclude == getenv("PAHOLE_LANG_EXCLUDE")
+					? "$PAHOLE_LANG_EXCLUDE"
+					: "--lang_exclude");
+			return EXIT_FAILURE;
+		}
+	}
 	/* window: units loaded ahead of the encoder; see Documentation/design.md */
 	conf.window = emit_ordered_window(conf.nr_jobs);
 	conf.batch_types = conf.exact ? 0 : BTF_BATCH_TYPES;
 	if (optind != argc - 1) {
+		int i;
+
+		/* "-j 4": -j's value is optional, so it must be attached */
+		for (i = optind; i < argc - 1; i++)
+			if (argv[i][0] && strspn(argv[i], "0123456789") == strlen(argv[i])) {
+				pr_warn("'%s' is not a file: write -j%s or --jobs=%s\n", argv[i],
+					argv[i], argv[i]);
+				return EXIT_FAILURE;
+			}
 		pr_warn("expected exactly one input file (see --help)\n");
 		return EXIT_FAILURE;
 	}

@@ -214,6 +214,28 @@ static const struct {
 	{ "mips_assembler", DW_LANG_Mips_Assembler },
 };
 
+int dwarf_loader__lang_check(const char *list, size_t *bad_len)
+{
+	const char *p = list;
+	size_t i, len;
+
+	while (p && *p) {
+		len = strcspn(p, ",");
+		for (i = 0; len && i < sizeof(languages) / sizeof(languages[0]); i++)
+			if (strlen(languages[i].name) == len &&
+			    !strncasecmp(p, languages[i].name, len))
+				break;
+		if (len && i == sizeof(languages) / sizeof(languages[0])) {
+			*bad_len = len;
+			return (int)(p - list);
+		}
+		p += len;
+		if (*p == ',')
+			p++;
+	}
+	return -1;
+}
+
 static bool lang_excluded(const char *list, int lang)
 {
 	const char *p = list;

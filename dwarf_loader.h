@@ -196,4 +196,11 @@ void dwarf_loader__end_loads(struct dwarf_loader *dl);
 void dwarf_loader__release_cu(struct dwarf_loader *dl, const struct cu *cu);
 void cu__free(struct cu *cu);
 
+/*
+ * The first name in the comma-separated @list that is no DWARF language
+ * --lang_exclude knows: its offset in @list (and its length in *@bad_len),
+ * or -1 if every name is known. Case does not matter; empty names are.
+ */
+int dwarf_loader__lang_check(const char *list, size_t *bad_len);
+
 #endif /* DWARF_LOADER_H */

@@ -22,6 +22,7 @@
 #include <gelf.h>
 #include <libgen.h>
 #include <spawn.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -189,6 +190,31 @@ static int objcopy_add_section(const char *btf_path, const char *elf_path)
 	return err;
 }
 
+/* is the first word of the command @cmd a program sh finds (a path, or on $PATH)? */
+static bool command_found(const char *cmd)
+{
+	size_t len = strcspn(cmd += strspn(cmd, " \t"), " \t");
+	const char *path = getenv("PATH"), *p;
+	char buf[4096];
+
+	if (!len || len >= sizeof(buf))
+		return true; /* (sh will say) */
+	if (memchr(cmd, '/', len)) {
+		snprintf(buf, sizeof(buf), "%.*s", (int)len, cmd);
+		return !access(buf, X_OK);
+	}
+	for (p = path ? path : "/usr/bin:/bin"; *p; p += *p == ':') {
+		size_t dlen = strcspn(p, ":");
+
+		if (snprintf(buf, sizeof(buf), "%.*s/%.*s", (int)dlen, p, (int)len, cmd) <
+			    (int)sizeof(buf) &&
+		    !access(buf, X_OK))
+			return true;
+		p += dlen;
+	}
+	return false;
+}
+
 /* write the finished copy back into @fd, the original (it has other hard links) */
 static int copy_back(const char *copy, int fd)
 {
@@ -245,6 +271,18 @@ int elf_btf__write_in_place(const char *name, const void *btf, size_t size)
 		goto out;
 	}
 	if (err == 0) {
+		const char *oc = getenv("LLVM_OBJCOPY");
+
+		if (!oc || !*oc)
+			oc = "llvm-objcopy";
+		if (!command_found(oc)) {
+			pr_warn("%s: cannot add the .BTF section: '%.*s' not found (LLVM_OBJCOPY "
+				"names the objcopy to use, e.g. LLVM_OBJCOPY=objcopy)\n",
+				name, (int)strcspn(oc + strspn(oc, " \t"), " \t"),
+				oc + strspn(oc, " \t"));
+			err = -ENOENT;
+			goto out;
+		}
 		bfd = tmp_next_to(path, "btf", &btf_tmp);
 		err = bfd < 0 ? bfd : write_all(bfd, btf, size);
 		if (!err && close(bfd) < 0)
@@ -256,14 +294,12 @@ int elf_btf__write_in_place(const char *name, const void *btf, size_t size)
 		}
 		err = objcopy_add_section(btf_tmp, copy);
 		if (err) {
-			const char *oc = getenv("LLVM_OBJCOPY");
-
 			if (err > 0)
 				pr_warn("%s: cannot add the .BTF section: '%s --add-section' exited "
-					"with status %d\n", name, oc && *oc ? oc : "llvm-objcopy", err);
+					"with status %d\n",
+					name, oc, err);
 			else
-				pr_warn("%s: cannot run '%s': %s\n", name,
-					oc && *oc ? oc : "llvm-objcopy", strerror(-err));
+				pr_warn("%s: cannot run '%s': %s\n", name, oc, strerror(-err));
 			err = err > 0 ? -EIO : err;
 			goto out;
 		}

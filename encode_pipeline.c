@@ -216,7 +216,7 @@ static struct btf *base_open(const char *path, int *err)
 
 	if (stat(path, &st) < 0) {
 		*err = -errno;
-		pr_warn("%s: %s\n", path, strerror(errno));
+		pr_warn("%s: cannot read base BTF (--btf_base): %s\n", path, strerror(errno));
 		return NULL;
 	}
 	base = base_elf_btf(path);
@@ -226,11 +226,12 @@ static struct btf *base_open(const char *path, int *err)
 		return base;
 	*err = -errno;
 	if (*err == -ENOENT) {
-		pr_warn("%s: no .BTF section to use as base BTF\n", path);
+		pr_warn("%s: no .BTF section to use as base BTF (--btf_base)\n", path);
 	} else {
 		libbpf_strerror(*err, msg, sizeof(msg));
-		pr_warn("%s: cannot read base BTF (raw BTF, or an ELF file with .BTF): %s\n", path,
-			msg);
+		pr_warn("%s: cannot read base BTF (--btf_base: raw BTF, or an ELF file with .BTF): "
+			"%s\n",
+			path, msg);
 	}
 	return NULL;
 }

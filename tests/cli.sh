@@ -23,6 +23,7 @@ expect_error() {
 	err=$("$@" 2>&1 >/dev/null); rc=$?
 	if [ $rc -eq 0 ]; then tally_fail "$what: exit status 0"; return; fi
 	if ! grep -q -- "$pattern" <<<"$err"; then tally_fail "$what: stderr '$err' lacks '$pattern'"; return; fi
+	if [ "$(wc -l <<<"$err")" -ne 1 ]; then tally_fail "$what: stderr is not one line: '$err'"; return; fi
 	tally_ok
 }
 
@@ -31,6 +32,11 @@ expect_eq "--version" "$("$D2B" --version)" "v1.30"
 expect_eq "--numeric_version" "$("$D2B" --numeric_version)" "130"
 expect_eq "pahole-version.sh rewrite" "$("$D2B" --version | sed -E 's/v([0-9]+)\.([0-9]+)/\1\2/')" "130"
 "$D2B" --help | grep -q -- "--btf_encode_detached" && tally_ok || tally_fail "--help lacks options"
+# dwarf2btf's own version and the release it reproduces: --help and the man page
+version=$(sed -n 's/^project(dwarf2btf VERSION \([0-9.]*\).*/\1/p' "$here/../CMakeLists.txt")
+expect_eq "--help header" "$("$D2B" --help | head -1)" "dwarf2btf $version, reproducing pahole v1.30"
+expect_eq "man page footer" "$(sed -n 's/^\.TH [^"]*"[^"]*" "\([^"]*\)".*/\1/p' "$here/../Documentation/dwarf2btf.1")" \
+	"dwarf2btf $version (pahole v1.30)"
 
 # --supported_btf_features lists the standard features in pahole's order
 # (compared with pahole 1.30's own list in tests/fixtures.sh)
@@ -94,7 +100,31 @@ LLVM_OBJCOPY=objcopy "$D2B" -J "$work/inplace" && tally_ok || tally_fail "in-pla
 readelf -S "$work/inplace" | grep -q ' \.BTF ' && tally_ok || tally_fail "in-place -J added no .BTF"
 expect_error "--btf_base not BTF" "$work/text: cannot read base BTF" \
 	"$D2B" -J --btf_base="$work/text" --btf_encode_detached="$work/o8.btf" "$work/prog"
-for f in o1 o2 o3 o4 o5 o6 o8; do
+# what getopt would let pass or say at length: pahole's --lang is no prefix
+# of --lang_exclude, unknown languages and options get one line, -j's value
+# is attached, a missing objcopy names LLVM_OBJCOPY
+expect_error "--lang=c11 (a prefix)" "unrecognized option '--lang'" \
+	"$D2B" -J --lang=c11 --btf_encode_detached="$work/o9.btf" "$work/prog"
+expect_error "--lang_exclude=bogus" 'unknown language "bogus" in --lang_exclude' \
+	"$D2B" -J --lang_exclude=rust,bogus --btf_encode_detached="$work/o10.btf" "$work/prog"
+expect_error "PAHOLE_LANG_EXCLUDE=xx" 'unknown language "xx" in $PAHOLE_LANG_EXCLUDE' \
+	env PAHOLE_LANG_EXCLUDE=xx "$D2B" -J --btf_encode_detached="$work/o11.btf" "$work/prog"
+expect_error "-j 4" "write -j4 or --jobs=4" \
+	"$D2B" -J -j 4 --btf_encode_detached="$work/o12.btf" "$work/prog"
+expect_error "-j1025" "invalid -j value '1025'" \
+	"$D2B" -J -j1025 --btf_encode_detached="$work/o13.btf" "$work/prog"
+expect_error "unknown long option" "^dwarf2btf: unrecognized option '--bogus' (see --help)$" \
+	"$D2B" -J --bogus "$work/prog"
+expect_error "unknown short option" "^dwarf2btf: unrecognized option '-x' (see --help)$" \
+	"$D2B" -J -x "$work/prog"
+expect_error "option without its value" "option '--btf_base' needs a value" "$D2B" -J --btf_base
+expect_error "--btf_base missing" "$work/missing: cannot read base BTF (--btf_base)" \
+	"$D2B" -J --btf_base="$work/missing" --btf_encode_detached="$work/o14.btf" "$work/prog"
+cp "$work/prog.orig" "$work/inplace2"
+expect_error "no llvm-objcopy" "'llvm-objcopy' not found (LLVM_OBJCOPY names the objcopy to use" \
+	env -u LLVM_OBJCOPY PATH=/nonexistent "$D2B" -J "$work/inplace2"
+cmp -s "$work/inplace2" "$work/prog.orig" && tally_ok || tally_fail "in-place input changed without objcopy"
+for f in o1 o2 o3 o4 o5 o6 o8 o9 o10 o11 o12 o13 o14; do
 	[ ! -e "$work/$f.btf" ] && tally_ok || tally_fail "output $f.btf left behind after an error"
 done
 [ -z "$(find "$work" -name '.?*' -print -quit)" ] && tally_ok || tally_fail "temporary file left behind"
@@ -167,5 +197,26 @@ LD_PRELOAD="$work/nomap.so" NOMAP_PATH="$work/big" \
 	ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0" \
 	"$D2B" -J -j2 --btf_encode_detached="$work/read.btf" "$work/big" &&
 	cmp -s "$work/mapped.btf" "$work/read.btf" && tally_ok || tally_fail "input read, not mapped: other output"
+
+# The man page's examples, run as written (roff escapes undone) with
+# dwarf2btf on $PATH: vmlinux is the small input with its .BTF, foo.ko an
+# object file. "make PAHOLE=dwarf2btf" is a kernel build: kernel-scripts.sh
+# runs the kernel's own scripts with dwarf2btf instead.
+mkdir -p "$work/man" "$work/bin"
+ln -s "$(readlink -f "$D2B")" "$work/bin/dwarf2btf"
+cp "$work/prog.orig" "$work/man/vmlinux"
+LLVM_OBJCOPY=objcopy "$D2B" -J "$work/man/vmlinux" || tally_fail "man: cannot give vmlinux a .BTF"
+gcc -g -O1 -c -o "$work/man/foo.ko" "$work/prog.c" || tally_fail "man: cannot build foo.ko"
+sed -n '/^\.SH EXAMPLES/,/^\.SH /p' "$here/../Documentation/dwarf2btf.1" |
+	sed -n '/^\.nf/,/^\.fi/p' | grep -v '^\.' | sed -e 's/\\-/-/g' -e 's/\\e/\\/g' >"$work/man/examples.sh"
+grep -q '^make ' "$work/man/examples.sh" || tally_fail "man: no 'make PAHOLE=dwarf2btf' example"
+sed -i '/^make /d' "$work/man/examples.sh"
+[ "$(grep -c 'dwarf2btf' "$work/man/examples.sh")" -ge 2 ] || tally_fail "man: examples not found"
+if (cd "$work/man" && PATH="$work/bin:$PATH" bash -e examples.sh); then
+	readelf -S "$work/man/foo.ko" | grep -q ' \.BTF ' && [ -s "$work/man/vmlinux.btf" ] &&
+		tally_ok || tally_fail "man: the examples wrote no BTF"
+else
+	tally_fail "man: the examples failed: $(cat "$work/man/examples.sh")"
+fi
 
 tally_end
