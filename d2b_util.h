@@ -8,11 +8,14 @@
 #define D2B_UTIL_H
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -25,6 +28,34 @@
  */
 extern __thread FILE *d2b_msgs;
 #define pr_warn(fmt, ...) fprintf(d2b_msgs ? d2b_msgs : stderr, "dwarf2btf: " fmt, ##__VA_ARGS__)
+
+/*
+ * 0 if @fd (opened from @path with O_NONBLOCK, so that a FIFO does not
+ * block) is a regular file, which it then reads blocking; else one line
+ * naming @path and what it is, and -EINVAL (or -errno)
+ */
+static inline int d2b_regular_file(int fd, const char *path)
+{
+	struct stat st;
+	int fl = fcntl(fd, F_GETFL);
+
+	if (fstat(fd, &st) < 0 || fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0) {
+		int err = -errno;
+
+		pr_warn("%s: %s\n", path, strerror(errno));
+		return err;
+	}
+	if (S_ISREG(st.st_mode))
+		return 0;
+	pr_warn("%s: not a regular file (%s)\n", path,
+		S_ISDIR(st.st_mode)    ? "a directory"
+		: S_ISFIFO(st.st_mode) ? "a FIFO"
+		: S_ISCHR(st.st_mode)  ? "a character device"
+		: S_ISBLK(st.st_mode)  ? "a block device"
+		: S_ISSOCK(st.st_mode) ? "a socket"
+				       : "not a file");
+	return -EINVAL;
+}
 
 /*
  * Make room for exactly @n elements of @elem_sz bytes in *@arr whose

@@ -336,8 +336,10 @@ static int loader_map_sections(struct dwarf_loader *dl, GElf_Ehdr *eh)
 	Elf_Scn *scn = NULL;
 	size_t shstrndx, i;
 
-	if (elf_getshdrstrndx(dl->elf, &shstrndx))
+	if (elf_getshdrstrndx(dl->elf, &shstrndx)) {
+		pr_warn("%s: cannot find the section name table: %s\n", dl->path, elf_errmsg(-1));
 		return -EINVAL;
+	}
 	dl->secs.swap = (eh->e_ident[EI_DATA] == ELFDATA2MSB) !=
 			(__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__);
 	while ((scn = elf_nextscn(dl->elf, scn))) {
@@ -345,8 +347,12 @@ static int loader_map_sections(struct dwarf_loader *dl, GElf_Ehdr *eh)
 		const char *name;
 		Elf_Data *data;
 
-		if (!gelf_getshdr(scn, &sh) || !(name = elf_strptr(dl->elf, shstrndx, sh.sh_name)))
+		if (!gelf_getshdr(scn, &sh) ||
+		    !(name = elf_strptr(dl->elf, shstrndx, sh.sh_name))) {
+			pr_warn("%s: section %zu: cannot read its header or name: %s\n", dl->path,
+				elf_ndxscn(scn), elf_errmsg(-1));
 			return -EINVAL;
+		}
 		if (!strcmp(name, ".debug_types") && sh.sh_size && sh.sh_type != SHT_NOBITS) {
 			/* a relocatable file has one per COMDAT group, to relocate */
 			if (eh->e_type == ET_REL || dl->types_secs.info.data) {
@@ -782,12 +788,16 @@ struct dwarf_loader *dwarf_loader__new(const char *path, const struct d2b_conf *
 	pthread_mutex_init(&dl->idle_lock, NULL);
 	dl->path = path;
 	dl->conf = conf;
-	dl->fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* (no blocking on a FIFO: refused below, as any file that is not regular) */
+	dl->fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (dl->fd < 0) {
 		*err = -errno;
 		pr_warn("%s: %s\n", path, strerror(errno));
 		goto out_free;
 	}
+	*err = d2b_regular_file(dl->fd, path);
+	if (*err)
+		goto out_free;
 	dl->elf = elf_begin(dl->fd, ELF_C_READ_MMAP, NULL);
 	if (!dl->elf || elf_kind(dl->elf) != ELF_K_ELF || !gelf_getehdr(dl->elf, &eh)) {
 		pr_warn("%s: not an ELF file\n", path);

@@ -467,12 +467,15 @@ struct elf_symtab *elf_symtab__new(const char *path, const struct d2b_conf *conf
 	}
 	es->fd = -1;
 	elf_version(EV_CURRENT);
-	es->fd = open(path, O_RDONLY | O_CLOEXEC);
+	es->fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (es->fd < 0) {
 		*err = -errno;
 		pr_warn("%s: %s\n", path, strerror(errno));
 		goto out_free;
 	}
+	*err = d2b_regular_file(es->fd, path);
+	if (*err)
+		goto out_free;
 	es->elf = elf_begin(es->fd, ELF_C_READ_MMAP, NULL);
 	if (!es->elf || !gelf_getehdr(es->elf, &eh)) {
 		pr_warn("%s: not an ELF file\n", path);

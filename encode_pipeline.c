@@ -219,6 +219,11 @@ static struct btf *base_open(const char *path, int *err)
 		pr_warn("%s: cannot read base BTF (--btf_base): %s\n", path, strerror(errno));
 		return NULL;
 	}
+	if (!S_ISREG(st.st_mode)) {
+		*err = -EINVAL;
+		pr_warn("%s: cannot read base BTF (--btf_base): not a regular file\n", path);
+		return NULL;
+	}
 	base = base_elf_btf(path);
 	if (!base)
 		base = btf__parse(path, NULL);
