@@ -29,6 +29,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "btf_check.h"
 #include "btf_encoder_single.h"
 #include "btf_features.h"
 #include "d2b_util.h"
@@ -158,7 +159,7 @@ static int inputs_open(const char *path, const struct d2b_conf *conf, struct dwa
 /*
  * ... but while the base BTF is read: libbpf copies a vmlinux's .BTF (5 MB)
  * into a block it frees once it makes the base modifiable, at the module's
- * first string (btf__parse, for raw BTF, reads it into another first).
+ * first string (for raw BTF, base_open reads the file into another first).
  * Below the threshold such blocks would stay resident in the arena and
  * make up a small module's peak; mapped of their own they go back.
  * Measured (Documentation/performance.md, "Tuning knobs"): peak RSS for
@@ -166,79 +167,104 @@ static int inputs_open(const char *path, const struct d2b_conf *conf, struct dwa
  */
 #define BASE_MMAP_THRESHOLD (1u << 20)
 
-/*
- * The .BTF section of ELF file @path as a BTF, or NULL (not ELF, no .BTF,
- * invalid: btf__parse then says why). What btf__parse does for an ELF file
- * but for one copy: libelf mapped, not read, so the section is not copied
- * into a buffer before btf__new copies it. A kernel build reads the vmlinux
- * base (5 MB) once per module: 930 fewer page faults each (ah4.ko: 6,506 ->
- * 5,574, perf stat), Documentation/performance.md, "Kernel modules".
- */
-static struct btf *base_elf_btf(const char *path)
+/* @size bytes of raw BTF at @data, checked (btf_check.h), as a libbpf BTF */
+static struct btf *base_new(const char *path, const void *data, size_t size, int *err)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	struct btf *btf = NULL;
-	Elf_Scn *scn = NULL;
-	size_t shstrndx;
-	Elf *elf;
+	char why[160], msg[128];
+	struct btf *btf;
 
-	if (fd < 0)
+	*err = btf_check__raw(data, size, why, sizeof(why));
+	if (*err) {
+		pr_warn("%s: invalid base BTF (--btf_base): %s\n", path,
+			*err == -ENOMEM ? strerror(ENOMEM) : why);
 		return NULL;
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!elf || elf_kind(elf) != ELF_K_ELF || elf_getshdrstrndx(elf, &shstrndx))
-		goto out;
-	while ((scn = elf_nextscn(elf, scn))) {
-		const char *name;
-		Elf_Data *data;
-		GElf_Shdr sh;
-
-		if (!gelf_getshdr(scn, &sh) || !(name = elf_strptr(elf, shstrndx, sh.sh_name)) ||
-		    strcmp(name, ".BTF"))
-			continue;
-		data = elf_rawdata(scn, NULL);
-		btf = data && data->d_size ? btf__new(data->d_buf, data->d_size) : NULL;
-		if (btf) /* as btf__parse sets it */
-			btf__set_pointer_size(btf, gelf_getclass(elf) == ELFCLASS32 ? 4 : 8);
-		break;
 	}
-out:
-	elf_end(elf);
-	close(fd);
+	btf = btf__new(data, size);
+	if (!btf) {
+		*err = -errno;
+		libbpf_strerror(*err, msg, sizeof(msg));
+		pr_warn("%s: cannot read base BTF (--btf_base): %s\n", path, msg);
+	}
 	return btf;
 }
 
-/* --btf_base: raw BTF or an ELF file's .BTF; one clear line on failure */
+/*
+ * --btf_base: an ELF file's .BTF, or raw BTF; one clear line on failure.
+ * An ELF file's section is used where libelf maps it, not copied into a
+ * buffer before btf__new copies it (btf__parse would): a kernel build
+ * reads the vmlinux base (5 MB) once per module, 930 fewer page faults each
+ * (ah4.ko: 6,506 -> 5,574, perf stat), Documentation/performance.md,
+ * "Kernel modules".
+ */
 static struct btf *base_open(const char *path, int *err)
 {
-	char msg[128];
-	struct btf *base;
+	struct btf *btf = NULL;
+	Elf_Scn *scn = NULL;
+	Elf *elf = NULL;
 	struct stat st;
+	size_t shstrndx;
+	void *buf;
+	int fd;
 
-	if (stat(path, &st) < 0) {
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0 || fstat(fd, &st) < 0) {
 		*err = -errno;
 		pr_warn("%s: cannot read base BTF (--btf_base): %s\n", path, strerror(errno));
-		return NULL;
+		goto out;
 	}
 	if (!S_ISREG(st.st_mode)) {
 		*err = -EINVAL;
 		pr_warn("%s: cannot read base BTF (--btf_base): not a regular file\n", path);
-		return NULL;
+		goto out;
 	}
-	base = base_elf_btf(path);
-	if (!base)
-		base = btf__parse(path, NULL);
-	if (base)
-		return base;
-	*err = -errno;
-	if (*err == -ENOENT) {
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (elf && elf_kind(elf) == ELF_K_ELF) {
+		if (elf_getshdrstrndx(elf, &shstrndx)) {
+			*err = -EINVAL;
+			pr_warn("%s: cannot read base BTF (--btf_base): %s\n", path,
+				elf_errmsg(-1));
+			goto out;
+		}
+		while ((scn = elf_nextscn(elf, scn))) {
+			const char *name;
+			Elf_Data *data;
+			GElf_Shdr sh;
+
+			if (!gelf_getshdr(scn, &sh) ||
+			    !(name = elf_strptr(elf, shstrndx, sh.sh_name)) || strcmp(name, ".BTF"))
+				continue;
+			data = sh.sh_type == SHT_NOBITS ? NULL : elf_rawdata(scn, NULL);
+			if (!data || !data->d_size)
+				break;
+			btf = base_new(path, data->d_buf, data->d_size, err);
+			if (btf) /* as btf__parse sets it */
+				btf__set_pointer_size(btf,
+						      gelf_getclass(elf) == ELFCLASS32 ? 4 : 8);
+			goto out;
+		}
+		*err = -ENOENT;
 		pr_warn("%s: no .BTF section to use as base BTF (--btf_base)\n", path);
-	} else {
-		libbpf_strerror(*err, msg, sizeof(msg));
-		pr_warn("%s: cannot read base BTF (--btf_base: raw BTF, or an ELF file with .BTF): "
-			"%s\n",
-			path, msg);
+		goto out;
 	}
-	return NULL;
+	/* raw BTF */
+	buf = malloc(st.st_size ? (size_t)st.st_size : 1);
+	if (!buf) {
+		*err = -ENOMEM;
+		pr_warn("%s: cannot read base BTF (--btf_base): %s\n", path, strerror(ENOMEM));
+		goto out;
+	}
+	if (pread(fd, buf, (size_t)st.st_size, 0) != st.st_size) {
+		*err = -EIO;
+		pr_warn("%s: cannot read base BTF (--btf_base): short read\n", path);
+	} else {
+		btf = base_new(path, buf, (size_t)st.st_size, err);
+	}
+	free(buf);
+out:
+	elf_end(elf);
+	if (fd >= 0)
+		close(fd);
+	return btf;
 }
 
 struct run {

@@ -1,0 +1,359 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * btf_check - structural checks on BTF read from a file, before libbpf.
+ *
+ * Debian 12's libbpf 1.1 makes a struct btf of any bytes with a valid
+ * header: btf__new does not validate types, and btf__dedup then follows
+ * whatever ids and name offsets they hold (a PTR to type 0xfffff in a base
+ * crashed it). The kernel's BTF verifier, and libbpf from 1.3 on, check the
+ * structure first; so does this, with the subset of the kernel's checks
+ * that keeps libbpf's walks in bounds and finite:
+ *
+ *  - header: magic (either byte order), version 1, no flags, a header
+ *    length that fits, type and string sections inside the data, not
+ *    overlapping, the type section 4-byte aligned;
+ *  - strings: non-empty, starting and ending with NUL, so every name offset
+ *    inside them reads a terminated string;
+ *  - each type: a kind libbpf 1.1 knows (up to ENUM64), no unused info
+ *    bits, the vlen and kflag its kind allows, its record inside the type
+ *    section, name offsets inside the strings, names where the kind needs
+ *    one (and none where it must not have one), sizes its kind allows;
+ *  - every type id referred to is void or an existing type;
+ *  - no loop of reference types (pointers, qualifiers, typedefs, type
+ *    tags, array elements), which would send a walk round forever.
+ *
+ * Struct member offsets are checked against the struct's size. The checks
+ * are stricter than nothing and looser than the kernel's: the kernel also
+ * resolves sizes through structs and rejects what it cannot load, which is
+ * no concern of a base.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <linux/btf.h>
+
+#include "btf_check.h"
+
+struct check {
+	const uint8_t *types; /* the type section */
+	const char *strs;
+	uint32_t types_len, strs_len;
+	bool swap;
+	uint32_t nr; /* types, not counting void */
+	uint32_t *off; /* [id]: record offset in the type section, id >= 1 */
+	char *why;
+	size_t why_size;
+};
+
+static uint32_t get32(const struct check *c, const void *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return c->swap ? __builtin_bswap32(v) : v;
+}
+
+static int fail(struct check *c, uint32_t id, const char *fmt, ...)
+{
+	size_t n = 0;
+	va_list ap;
+
+	if (id)
+		n = (size_t)snprintf(c->why, c->why_size, "type %u: ", id);
+	if (n < c->why_size) {
+		va_start(ap, fmt);
+		vsnprintf(c->why + n, c->why_size - n, fmt, ap);
+		va_end(ap);
+	}
+	return -EINVAL;
+}
+
+/* the bytes a record of @kind with @vlen entries takes after its 12 */
+static int64_t extra_size(int kind, uint32_t vlen)
+{
+	switch (kind) {
+	case BTF_KIND_INT:
+	case BTF_KIND_VAR:
+	case BTF_KIND_DECL_TAG:
+		return 4;
+	case BTF_KIND_ARRAY:
+		return 12;
+	case BTF_KIND_STRUCT:
+	case BTF_KIND_UNION:
+	case BTF_KIND_DATASEC:
+	case BTF_KIND_ENUM64:
+		return (int64_t)vlen * 12;
+	case BTF_KIND_ENUM:
+	case BTF_KIND_FUNC_PROTO:
+		return (int64_t)vlen * 8;
+	default:
+		return 0;
+	}
+}
+
+static const char *kind_name(int kind)
+{
+	static const char *const names[] = {
+		"UNKN", "INT",	   "PTR",      "ARRAY",	   "STRUCT",   "UNION",	 "ENUM",
+		"FWD",	"TYPEDEF", "VOLATILE", "CONST",	   "RESTRICT", "FUNC",	 "FUNC_PROTO",
+		"VAR",	"DATASEC", "FLOAT",    "DECL_TAG", "TYPE_TAG", "ENUM64",
+	};
+
+	return kind >= 0 && kind <= BTF_KIND_ENUM64 ? names[kind] : "?";
+}
+
+/* a name offset: inside the strings; @need: not the empty string */
+static int check_name(struct check *c, uint32_t id, uint32_t off, bool need, const char *what)
+{
+	if (off >= c->strs_len)
+		return fail(c, id, "%s name offset %u past the strings (%u bytes)", what, off,
+			    c->strs_len);
+	if (need && !c->strs[off])
+		return fail(c, id, "%s has no name", what);
+	return 0;
+}
+
+static int check_ref(struct check *c, uint32_t id, uint32_t ref, const char *what)
+{
+	if (ref > c->nr)
+		return fail(c, id, "%s refers to type %u, past the last type, %u", what, ref,
+			    c->nr);
+	return 0;
+}
+
+static int check_type(struct check *c, uint32_t id)
+{
+	const uint8_t *t = c->types + c->off[id];
+	uint32_t name = get32(c, t), info = get32(c, t + 4), sz = get32(c, t + 8);
+	int kind = (int)((info >> 24) & 0x1f);
+	uint32_t vlen = info & 0xffff, i;
+	bool kflag = info >> 31;
+	const uint8_t *v = t + 12;
+	const char *k = kind_name(kind);
+	int err;
+
+	switch (kind) {
+	case BTF_KIND_INT: {
+		uint32_t d = get32(c, v), bits = d & 0xff, off = (d >> 16) & 0xff, enc = d >> 24;
+
+		if (vlen || kflag || (d & 0xff00))
+			return fail(c, id, "INT with vlen, kflag or unused bits");
+		if (sz != 1 && sz != 2 && sz != 4 && sz != 8 && sz != 16)
+			return fail(c, id, "INT of %u bytes", sz);
+		if (bits > 128 || off + bits > sz * 8 || (enc & ~7u) || __builtin_popcount(enc) > 1)
+			return fail(c, id, "INT bits %u at %u, encoding %#x, in %u bytes", bits,
+				    off, enc, sz);
+		return check_name(c, id, name, false, k);
+	}
+	case BTF_KIND_PTR:
+	case BTF_KIND_VOLATILE:
+	case BTF_KIND_CONST:
+	case BTF_KIND_RESTRICT:
+		if (vlen || kflag || name)
+			return fail(c, id, "%s with vlen, kflag or a name", k);
+		return check_ref(c, id, sz, k);
+	case BTF_KIND_TYPEDEF:
+	case BTF_KIND_TYPE_TAG: /* (kflag: an attribute, newer libbpf) */
+		if (vlen || (kflag && kind == BTF_KIND_TYPEDEF))
+			return fail(c, id, "%s with vlen or kflag", k);
+		err = check_name(c, id, name, true, k);
+		return err ? err : check_ref(c, id, sz, k);
+	case BTF_KIND_ARRAY:
+		if (vlen || kflag || name || sz)
+			return fail(c, id, "ARRAY with vlen, kflag, name or size");
+		err = check_ref(c, id, get32(c, v), "ARRAY element");
+		return err ? err : check_ref(c, id, get32(c, v + 4), "ARRAY index");
+	case BTF_KIND_STRUCT:
+	case BTF_KIND_UNION:
+		if ((err = check_name(c, id, name, false, k)))
+			return err;
+		for (i = 0; i < vlen; i++, v += 12) {
+			uint32_t off = get32(c, v + 8), bit = kflag ? off & 0xffffff : off;
+
+			if ((err = check_name(c, id, get32(c, v), false, "member")) ||
+			    (err = check_ref(c, id, get32(c, v + 4), "member")))
+				return err;
+			if (bit > (uint64_t)sz * 8 || (kflag && (off >> 24) > 128))
+				return fail(c, id, "%s member %u at bit %u past its %u bytes", k, i,
+					    bit, sz);
+		}
+		return 0;
+	case BTF_KIND_ENUM:
+	case BTF_KIND_ENUM64:
+		if (sz != 1 && sz != 2 && sz != 4 && sz != 8)
+			return fail(c, id, "%s of %u bytes", k, sz);
+		if ((err = check_name(c, id, name, false, k)))
+			return err;
+		for (i = 0; i < vlen; i++, v += kind == BTF_KIND_ENUM ? 8 : 12)
+			if ((err = check_name(c, id, get32(c, v), true, "enumerator")))
+				return err;
+		return 0;
+	case BTF_KIND_FWD:
+		if (vlen)
+			return fail(c, id, "FWD with vlen");
+		return check_name(c, id, name, true, k);
+	case BTF_KIND_FUNC:
+		if (vlen > BTF_FUNC_EXTERN || kflag)
+			return fail(c, id, "FUNC with linkage %u or kflag", vlen);
+		if ((err = check_name(c, id, name, true, k)) || (err = check_ref(c, id, sz, k)))
+			return err;
+		if (!sz ||
+		    ((get32(c, c->types + c->off[sz] + 4) >> 24) & 0x1f) != BTF_KIND_FUNC_PROTO)
+			return fail(c, id, "FUNC of type %u, no FUNC_PROTO", sz);
+		return 0;
+	case BTF_KIND_FUNC_PROTO:
+		if (kflag || name)
+			return fail(c, id, "FUNC_PROTO with kflag or a name");
+		if ((err = check_ref(c, id, sz, "FUNC_PROTO return")))
+			return err;
+		for (i = 0; i < vlen; i++, v += 8)
+			if ((err = check_name(c, id, get32(c, v), false, "parameter")) ||
+			    (err = check_ref(c, id, get32(c, v + 4), "parameter")))
+				return err;
+		return 0;
+	case BTF_KIND_VAR:
+		if (vlen || kflag || get32(c, v) > BTF_VAR_GLOBAL_EXTERN)
+			return fail(c, id, "VAR with vlen, kflag or linkage %u", get32(c, v));
+		err = check_name(c, id, name, true, k);
+		return err ? err : check_ref(c, id, sz, k);
+	case BTF_KIND_DATASEC:
+		if (kflag || (err = check_name(c, id, name, true, k)))
+			return kflag ? fail(c, id, "DATASEC with kflag") : err;
+		for (i = 0; i < vlen; i++, v += 12)
+			if ((err = check_ref(c, id, get32(c, v), "DATASEC entry")))
+				return err;
+		return 0;
+	case BTF_KIND_FLOAT:
+		if (vlen || kflag || (sz != 2 && sz != 4 && sz != 8 && sz != 12 && sz != 16))
+			return fail(c, id, "FLOAT of %u bytes, or with vlen or kflag", sz);
+		return check_name(c, id, name, true, k);
+	case BTF_KIND_DECL_TAG:
+		if (vlen || (int32_t)get32(c, v) < -1)
+			return fail(c, id, "DECL_TAG with vlen or component %d",
+				    (int32_t)get32(c, v));
+		err = check_name(c, id, name, true, k);
+		return err ? err : check_ref(c, id, sz, k);
+	default:
+		return fail(c, id, "unknown kind %d", kind);
+	}
+}
+
+/* the target of a reference type that a walk follows, or 0 */
+static uint32_t chain_next(const struct check *c, uint32_t id)
+{
+	const uint8_t *t = c->types + c->off[id];
+
+	switch ((get32(c, t + 4) >> 24) & 0x1f) {
+	case BTF_KIND_PTR:
+	case BTF_KIND_TYPEDEF:
+	case BTF_KIND_VOLATILE:
+	case BTF_KIND_CONST:
+	case BTF_KIND_RESTRICT:
+	case BTF_KIND_TYPE_TAG:
+		return get32(c, t + 8);
+	case BTF_KIND_ARRAY:
+		return get32(c, t + 12);
+	default:
+		return 0;
+	}
+}
+
+/* no loop among reference types: each chain walked once (state 2: ends) */
+static int check_loops(struct check *c)
+{
+	uint8_t *state = calloc(c->nr + 1, 1);
+	uint32_t id, cur, back;
+
+	if (!state)
+		return -ENOMEM;
+	for (id = 1; id <= c->nr; id++) {
+		for (cur = id; cur && !state[cur]; cur = chain_next(c, cur))
+			state[cur] = 1;
+		if (cur && state[cur] == 1) {
+			free(state);
+			return fail(c, cur, "a loop of reference types");
+		}
+		for (back = id; back && state[back] == 1; back = chain_next(c, back))
+			state[back] = 2;
+	}
+	free(state);
+	return 0;
+}
+
+int btf_check__raw(const void *data, size_t size, char *why, size_t why_size)
+{
+	const uint8_t *d = data;
+	struct check c = { .why = why, .why_size = why_size };
+	uint32_t hdr_len, type_off, type_len, str_off, str_len, pos, cap = 0;
+	uint16_t magic;
+	int err = 0;
+
+	why[0] = 0;
+	if (size < sizeof(struct btf_header))
+		return fail(&c, 0, "%zu bytes, shorter than a BTF header", size);
+	memcpy(&magic, d, 2);
+	if (magic != BTF_MAGIC && magic != __builtin_bswap16(BTF_MAGIC))
+		return fail(&c, 0, "no BTF magic");
+	c.swap = magic != BTF_MAGIC;
+	hdr_len = get32(&c, d + 4);
+	type_off = get32(&c, d + 8);
+	type_len = get32(&c, d + 12);
+	str_off = get32(&c, d + 16);
+	str_len = get32(&c, d + 20);
+	if (d[2] != BTF_VERSION || d[3])
+		return fail(&c, 0, "version %u, flags %#x", d[2], d[3]);
+	if (hdr_len < sizeof(struct btf_header) || hdr_len > size)
+		return fail(&c, 0, "header length %u in %zu bytes", hdr_len, size);
+	size -= hdr_len;
+	if ((uint64_t)type_off + type_len > size || (uint64_t)str_off + str_len > size ||
+	    (type_off < str_off ? (uint64_t)type_off + type_len > str_off
+				: (uint64_t)str_off + str_len > type_off) ||
+	    type_off % 4 || type_len % 4)
+		return fail(&c, 0, "type section %u+%u and string section %u+%u in %zu bytes",
+			    type_off, type_len, str_off, str_len, size);
+	c.types = d + hdr_len + type_off;
+	c.types_len = type_len;
+	c.strs = (const char *)d + hdr_len + str_off;
+	c.strs_len = str_len;
+	if (!str_len || c.strs[0] || c.strs[str_len - 1])
+		return fail(&c, 0, "the string section does not start and end with NUL");
+	for (pos = 0; pos < type_len;) {
+		uint32_t info, kind;
+		int64_t extra;
+
+		if (type_len - pos < 12)
+			return fail(&c, c.nr + 1, "cut short by the end of the type section");
+		info = get32(&c, c.types + pos + 4);
+		kind = (info >> 24) & 0x1f;
+		if (info & 0x60ff0000 || !kind || kind > BTF_KIND_ENUM64)
+			return fail(&c, c.nr + 1, "kind %u, info %#x", kind, info);
+		extra = extra_size((int)kind, info & 0xffff);
+		if (extra > type_len - pos - 12)
+			return fail(&c, c.nr + 1, "%s of %u entries past the type section",
+				    kind_name((int)kind), info & 0xffff);
+		if (c.nr + 2 > cap) {
+			uint32_t *grown;
+
+			cap = cap ? cap * 2 : 1024;
+			grown = realloc(c.off, (size_t)cap * sizeof(*c.off));
+			if (!grown) {
+				free(c.off);
+				return -ENOMEM;
+			}
+			c.off = grown;
+		}
+		c.off[++c.nr] = pos;
+		pos += 12 + (uint32_t)extra;
+	}
+	for (pos = 1; !err && pos <= c.nr; pos++)
+		err = check_type(&c, pos);
+	if (!err)
+		err = check_loops(&c);
+	free(c.off);
+	return err;
+}

@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * btf_check - structural checks on BTF that dwarf2btf reads (the base of
+ * --btf_base) before libbpf sees it.
+ */
+#ifndef BTF_CHECK_H
+#define BTF_CHECK_H
+
+#include <stddef.h>
+
+/*
+ * Check the raw BTF @data (@size bytes, either byte order): header and
+ * section bounds, the string section, every type's kind, vlen, kflag and
+ * unused bits, sizes, name offsets, referenced ids, and loops of reference
+ * types. Returns 0, or -EINVAL with what is wrong in @why ("type 12: PTR
+ * refers to type 1048575, past the last type, 30").
+ */
+int btf_check__raw(const void *data, size_t size, char *why, size_t why_size);
+
+#endif /* BTF_CHECK_H */
