@@ -724,6 +724,14 @@ static int loader_index_type_units(struct dwarf_loader *dl)
 
 		if (u->unit_type != DW_UT_type)
 			continue;
+		/* the type DIE: after the unit DIE, inside the unit */
+		if (u->type_off <= u->die_off || u->type_off >= u->end) {
+			pr_warn("%s: %s: type unit at offset %#" PRIx64 ": type offset %#" PRIx64
+				" is outside the unit\n",
+				dl->path, in_types ? ".debug_types" : ".debug_info", u->off,
+				u->type_off);
+			return -EINVAL;
+		}
 		if (d2b_grow(&dl->sigs, &cap_sigs, (uint64_t)dl->nr_sigs + 1, sizeof(*dl->sigs)))
 			return -ENOMEM;
 		dl->sigs[dl->nr_sigs++] = (struct type_unit){
@@ -977,6 +985,7 @@ struct cu_loader {
 	uint32_t *aliases, nr_aliases, cap_aliases;
 	uint32_t nr_members, nr_enums, nr_params, nr_annots;
 	uint64_t err_die; /* DIE the first error is about */
+	unsigned int bad_root_tag; /* -EPROTO: the unit's root DIE's tag */
 	uint64_t bad_ref_die; /* first DIE with a reference outside its unit */
 	uint64_t bad_sig; /* first type signature with no type unit */
 	bool oom; /* an allocation failed where no error could be returned */
@@ -2264,7 +2273,7 @@ static bool unit_root_excluded(const struct dwarf_loader *dl, const struct dr_cu
 	uint64_t lang;
 
 	if (die->ab->tag != DW_TAG_compile_unit)
-		return true;
+		return true; /* (partial and skeleton units, skipped as pahole does) */
 	return dl->conf->lang_exclude && (a = dr_die__attr(die, DW_AT_language)) &&
 	       !dr_attr__udata(dc, a, &lang) && lang_excluded(dl->conf->lang_exclude, (int)lang);
 }
@@ -2288,6 +2297,13 @@ static int unit_walk(struct cu_loader *l, unsigned int i, struct dr_die *cu_die)
 	if (dr_die__at(l->dc, l->cu->off, cu_die) != 1) {
 		l->err_die = l->cu->off;
 		return -EINVAL;
+	}
+	/* pahole 1.30 fails on a unit whose root is no unit DIE */
+	if (cu_die->ab->tag != DW_TAG_compile_unit && cu_die->ab->tag != DW_TAG_partial_unit &&
+	    cu_die->ab->tag != DW_TAG_type_unit && cu_die->ab->tag != DW_TAG_skeleton_unit) {
+		l->err_die = l->cu->off;
+		l->bad_root_tag = cu_die->ab->tag;
+		return -EPROTO;
 	}
 	if (unit_root_excluded(dl, l->dc, cu_die))
 		return 1;
@@ -2607,6 +2623,9 @@ out_warn:
 			 "%s: CU %#" PRIx64 ": DIE %#" PRIx64 ": reference to no DIE of %s\n",
 			 dl->path, cu->off, l->bad_ref_die,
 			 dl->merged ? ".debug_info" : "its unit");
+	else if (err == -EPROTO)
+		load_err(dl, id, "%s: CU %#" PRIx64 ": root DIE of tag %#x is no unit DIE\n",
+			 dl->path, cu->off, l->bad_root_tag);
 	else if (err == -EINVAL && l->err_die == cu->off && !l->dc)
 		load_err(dl, id, "%s: CU %#" PRIx64 ": bad abbreviation table or unit DIE\n",
 			 dl->path, cu->off);

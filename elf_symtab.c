@@ -37,6 +37,7 @@
  * the flags word stored after its id.
  */
 #include <fcntl.h>
+#include <inttypes.h>
 #include <gelf.h>
 #include <stdlib.h>
 #include <string.h>
@@ -377,18 +378,26 @@ static bool btf_ids_u32(const struct elf_symtab *es, Elf_Data *data, uint64_t of
 	return true;
 }
 
-static void kfunc_mark(struct elf_symtab *es, const char *sym_name, uint32_t flags)
+/*
+ * The length of <name> in "<name>__<n>", the rest of a
+ * __BTF_ID__func__<name>__<n> symbol, as pahole 1.30's get_func_name finds
+ * it (up to the last '_', which must follow another), or -1
+ */
+static long kfunc_name_len(const char *rest)
 {
-	const char *name = sym_name + strlen(FUNC_PREFIX);
-	const char *end = NULL, *p;
-	struct elf_function *fn;
-	char *copy;
+	const char *end;
 
-	for (p = strstr(name, "__"); p; p = strstr(p + 1, "__"))
-		end = p;
-	if (!end)
-		return;
-	copy = strndup(name, (size_t)(end - name));
+	if (!strstr(rest, "__"))
+		return -1;
+	end = strrchr(rest, '_');
+	return end[-1] == '_' ? (long)(end - 1 - rest) : -1;
+}
+
+static void kfunc_mark(struct elf_symtab *es, const char *name, long len, uint32_t flags)
+{
+	struct elf_function *fn;
+	char *copy = strndup(name, (size_t)len);
+
 	if (!copy)
 		return;
 	fn = elf_symtab__find_function(es, copy, 0);
@@ -400,7 +409,8 @@ static void kfunc_mark(struct elf_symtab *es, const char *sym_name, uint32_t fla
 }
 
 /* two passes over .symtab: KFUNCS set8 ranges, then the funcs inside them */
-static int symtab_read_kfuncs(struct elf_symtab *es, Elf_Data *syms, GElf_Shdr *symsh)
+static int symtab_read_kfuncs(struct elf_symtab *es, const char *path, Elf_Data *syms,
+			      GElf_Shdr *symsh)
 {
 	struct kfunc_set *sets = NULL;
 	uint32_t nr_sets = 0, cap = 0, flags;
@@ -441,13 +451,27 @@ static int symtab_read_kfuncs(struct elf_symtab *es, Elf_Data *syms, GElf_Shdr *
 				sets[nr_sets++] = (struct kfunc_set){ sym.st_value,
 								      sym.st_value + sym.st_size };
 			} else if (pass == 1 && !strncmp(name, FUNC_PREFIX, strlen(FUNC_PREFIX))) {
+				const char *fn = name + strlen(FUNC_PREFIX);
+				long len = kfunc_name_len(fn);
 				uint32_t s;
 
+				if (len < 0)
+					continue;
 				for (s = 0; s < nr_sets; s++)
 					if (sym.st_value >= sets[s].start && sym.st_value < sets[s].end)
 						break;
-				if (s < nr_sets && btf_ids_u32(es, data, off + 4, &flags))
-					kfunc_mark(es, name, flags);
+				if (s == nr_sets)
+					continue;
+				/* its (id, flags) pair: pahole 1.30 fails if it is not all there */
+				if (off > data->d_size || data->d_size - off < 8 ||
+				    !btf_ids_u32(es, data, off + 4, &flags)) {
+					pr_warn("%s: .BTF_ids: kfunc '%.*s' at offset %#" PRIx64
+						", past the section's %zu bytes\n",
+						path, (int)len, fn, off, data->d_size);
+					free(sets);
+					return -EBADMSG; /* (said) */
+				}
+				kfunc_mark(es, fn, len, flags);
 			}
 		}
 	}
@@ -494,9 +518,10 @@ struct elf_symtab *elf_symtab__new(const char *path, const struct d2b_conf *conf
 		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB) {
 			*err = symtab_read_symbols(es, scn, &sh);
 			if (!*err && conf->decl_tag_kfuncs)
-				*err = symtab_read_kfuncs(es, elf_getdata(scn, NULL), &sh);
+				*err = symtab_read_kfuncs(es, path, elf_getdata(scn, NULL), &sh);
 			if (*err) {
-				pr_warn("%s: .symtab: %s\n", path, strerror(-*err));
+				if (*err != -EBADMSG)
+					pr_warn("%s: .symtab: %s\n", path, strerror(-*err));
 				goto out_free;
 			}
 			return es;

@@ -140,6 +140,29 @@ def main():
             t += 12 + extra.get(kind, 0) + vlen * per.get(kind, 0)
         if not done:
             sys.exit('btf-corrupt: no type for ' + a[0])
+    elif op == 'root-tag':         # root-tag TAG: the first unit's root DIE gets that tag's abbrev code
+        p = sec(b, '.debug_abbrev')['off']
+        while True:
+            code, p = uleb(b, p)
+            if not code: sys.exit('no abbreviation of tag ' + a[0])
+            tag, p = uleb(b, p); p += 1
+            if tag == int(a[0], 0): break
+            while True:
+                at, p = uleb(b, p); form, p = uleb(b, p)
+                if form == 0x21: _, p = uleb(b, p)
+                if not at and not form: break
+        i = sec(b, '.debug_info')['off']
+        version, = struct.unpack_from('<H', b, i + 4)
+        b[i + (12 if version >= 5 else 11)] = code
+    elif op == 'tu-typeoff':       # tu-typeoff VALUE: the first DWARF 5 type unit's type_offset
+        s = sec(b, '.debug_info'); p = s['off']
+        while p < s['off'] + s['size']:
+            length, version, ut = struct.unpack_from('<IHB', b, p)
+            if version == 5 and ut == 2:
+                struct.pack_into('<I', b, p + 20, int(a[0], 0)); break
+            p += 4 + length
+        else:
+            sys.exit('no DWARF 5 type unit')
     elif op == 'shname':           # shname SECTION VALUE
         struct.pack_into('<I', b, sec(b, a[0])['hdr'], int(a[1], 0))
     elif op == 'shstrndx':         # shstrndx VALUE (the ELF header's e_shstrndx)
@@ -335,6 +358,17 @@ if ! gcc -g -O1 -o "$prog" "$src/a.c" "$src/b.c" || ! gcc -O1 -o "$src/nodebug" 
 	exit 1
 fi
 gcc -g -O1 -o "$src/kf" "$src/kf.c" || tally_fail "fixture: cannot build kf.c"
+# a kfunc inside its set whose (id, flags) pair runs past .BTF_ids
+cat >"$src/kfpast.c" <<'C'
+int kf_one(int x) { return x + 1; }
+int main(void) { return kf_one(1); }
+__asm__(".pushsection .BTF_ids,\"a\"\n"
+	"__BTF_ID__set8__huge: .long 5\n .long 1\n"
+	"__BTF_ID__func__kf_one__1: .long 0\n"
+	".size __BTF_ID__set8__huge, 0x100\n"
+	".popsection\n");
+C
+gcc -g -O1 -o "$src/kfpast" "$src/kfpast.c" || tally_fail "fixture: cannot build kfpast.c"
 
 # a fixture whose BTF is about 50 KB (300 structs of 8 members)
 python3 - >"$src/many.c" <<'EOF'
@@ -619,6 +653,11 @@ if gcc -g -O1 -flto -o "$src/lto" "$src/a.c" "$src/b.c" &&
 	sig=$(attr_off "$src/tu5" DW_TAG_structure_type DW_AT_signature)
 	in=$(mkcase bad-signature "$src/tu5"); edit "$in" poke .debug_info "$sig" 0102030405060708
 	expect "DW_AT_signature naming no type unit" any "$(re "$in"): " "$in" "${in%/*}/out.btf"
+	# a type unit whose type_offset points out of it (its type would be void)
+	in=$(mkcase tu-type-offset "$src/tu5"); edit "$in" tu-typeoff 0x7fffffff
+	expect "type unit: type_offset outside the unit" error \
+		"$(re "$in"): \.debug_info: type unit at offset (0|0x[0-9a-f]+): type offset 0x[0-9a-f]+ is outside the unit" \
+		"$in" "${in%/*}/out.btf"
 else
 	tally_fail "fixture: cannot build the LTO and type-unit fixtures with gcc"
 fi
@@ -654,6 +693,10 @@ in=$(mkcase blocks "$src/blocks")
 expect "lexical blocks nested 600 deep" error "$(re "$in"): ${die}nesting deeper" "$in" "${in%/*}/out.btf"
 in=$(mkcase huge "$src/huge")
 expect "array of 2^40, struct of 2^40 bytes, member 2^40 bytes in" any "$(re "$in"): $die" \
+	"$in" "${in%/*}/out.btf"
+# a unit whose root DIE is a struct, not a unit DIE (pahole 1.30 fails too)
+in=$(mkcase root-struct); edit "$in" root-tag 0x13
+expect "unit root DIE is a struct" error "$(re "$in"): CU 0x[0-9a-f]+: (root DIE of tag 0x13 is no unit DIE|bad abbreviation table or unit DIE)" \
 	"$in" "${in%/*}/out.btf"
 in=$(mkcase vlen "$src/vlen")
 expect "70000 members, 70000 enumerators (BTF vlen is 16 bits)" error "$(re "$in"): $die" \
@@ -697,6 +740,10 @@ head -c 1000 /dev/urandom >"$src/garbage"
 in=$(mkcase btf-ids-garbage); objcopy --add-section .BTF_ids="$src/garbage" "$prog" "$in"
 expect ".BTF_ids of random bytes, decl_tag_kfuncs" any "$(re "$in"): " "$in" "${in%/*}/out.btf" \
 	--btf_features=default,decl_tag_kfuncs
+in=$(mkcase btf-ids-past "$src/kfpast")
+expect ".BTF_ids: a kfunc's pair past the section (pahole 1.30 fails too)" error \
+	"$(re "$in"): \.BTF_ids: kfunc 'kf_one' at offset 0x8, past the section's 12 bytes" \
+	"$in" "${in%/*}/out.btf" --btf_features=default,decl_tag_kfuncs
 in=$(mkcase btf-ids-sets "$src/kf")
 expect ".BTF_ids with broken set8 ranges, decl_tag_kfuncs" any "$(re "$in"): " "$in" "${in%/*}/out.btf" \
 	--btf_features=default,decl_tag_kfuncs
