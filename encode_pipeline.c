@@ -38,6 +38,7 @@
 #include "elf_btf_section.h"
 #include "elf_symtab.h"
 #include "encode_pipeline.h"
+#include "tuning.h"
 
 /* ---------------------------------------------------------------------- */
 /* timing for -V                                                          */
@@ -138,35 +139,6 @@ static int inputs_open(const char *path, const struct d2b_conf *conf, struct dwa
 /* ---------------------------------------------------------------------- */
 /* the pipeline                                                           */
 
-/*
- * malloc: blocks of this many bytes or more get a mapping of their own,
- * returned to the system when freed (M_MMAP_THRESHOLD; 0 keeps glibc's
- * default), and an arena keeps at most twice that free at its top
- * (M_TRIM_THRESHOLD, glibc's own ratio). A smaller block comes from memory
- * an arena holds, used again after a free; a mapped one faults its pages
- * in afresh, one by one, every time. At 8 MiB nearly every unit's block
- * (cu_pack) and a batch's raw and libbpf BTFs stay
- * in the arenas: a third less CPU where a page fault costs microseconds (a
- * virtual machine), for some 20 MiB more at the peak. glibc's default
- * threshold rises with the blocks freed, so a run's memory depends on its
- * timing. Chosen by measurement (Documentation/performance.md, "Tuning
- * knobs").
- */
-#ifndef D2B_MMAP_THRESHOLD
-#define D2B_MMAP_THRESHOLD (8u << 20)
-#endif
-
-/*
- * ... but while the base BTF is read: libbpf copies a vmlinux's .BTF (5 MB)
- * into a block it frees once it makes the base modifiable, at the module's
- * first string (for raw BTF, base_open reads the file into another first).
- * Below the threshold such blocks would stay resident in the arena and
- * make up a small module's peak; mapped of their own they go back.
- * Measured (Documentation/performance.md, "Tuning knobs"): peak RSS for
- * ah4.ko 24.2 -> 18.1 MiB, btrfs.ko 44.7 -> 38.0 MiB, time unchanged.
- */
-#define BASE_MMAP_THRESHOLD (1u << 20)
-
 /* @size bytes of raw BTF at @data, checked (btf_check.h), as a libbpf BTF */
 static struct btf *base_new(const char *path, const void *data, size_t size, int *err)
 {
@@ -246,7 +218,7 @@ static struct btf *base_open(const char *path, int *err)
 		pr_warn("%s: no .BTF section to use as base BTF (--btf_base)\n", path);
 		goto out;
 	}
-	/* raw BTF */
+	/* raw BTF, or what is neither */
 	buf = malloc(st.st_size ? (size_t)st.st_size : 1);
 	if (!buf) {
 		*err = -ENOMEM;
@@ -256,6 +228,11 @@ static struct btf *base_open(const char *path, int *err)
 	if (pread(fd, buf, (size_t)st.st_size, 0) != st.st_size) {
 		*err = -EIO;
 		pr_warn("%s: cannot read base BTF (--btf_base): short read\n", path);
+	} else if (st.st_size < 4 || (memcmp(buf, "\x9f\xeb", 2) && memcmp(buf, "\xeb\x9f", 2))) {
+		*err = -EINVAL;
+		pr_warn("%s: cannot read base BTF (--btf_base: raw BTF, or an ELF file with .BTF): "
+			"neither\n",
+			path);
 	} else {
 		btf = base_new(path, buf, (size_t)st.st_size, err);
 	}
