@@ -18,53 +18,16 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "tuning.h"
+
 struct btf;
 struct btf_raw;
 struct btf_batches;
 
 /*
- * Types per batch (struct d2b_conf's batch_types): a batch closes after the
- * CU that brings it to this many. Chosen by measurement, see
- * Documentation/performance.md ("Tuning knobs").
+ * How many batch dedups may run at once at -j@nr_jobs on @nr_cpus CPUs
+ * (tuning.h: BTF_BATCH_DEDUPS and the constants with it say why)
  */
-#ifndef BTF_BATCH_TYPES /* bench/tune.sh --define builds with others */
-#define BTF_BATCH_TYPES (1u << 17)
-#endif
-
-/*
- * Dedups running at once at -jN on C CPUs: with B = min(N, C) loaders that
- * can run at once, B / BTF_BATCH_JOBS_PER_DEDUP (rounded up), at least
- * BTF_BATCH_DEDUPS and at most BTF_BATCH_DEDUPS_MAX; one while B is at most
- * BTF_BATCH_SINGLE_UPTO (C 0: not known, B = N). A batch's thread
- * (conversion and dedup) takes 1.5 to 3 times the writer's CPU time to
- * fill it (-V); with few loaders they, not the writer, set the pace and
- * two dedups keep up, but from about -j7 the writer runs at full speed and
- * two would hold it back. Each dedup more can hold another batch in memory
- * (8-10 MiB), hence the cap. One dedup at a time where at most two loaders
- * run at once (-j1, -j2, or any -j on two CPUs): each dedup's thread leaves
- * a malloc arena with its own high-water mark, so a second costs 8 MiB at
- * -j4 on two CPUs, and a second at -j1 would run only when a batch fills
- * early (-j1 peaks of 76 or 85 MiB with two allowed). This was chosen when
- * exact repeats were left out and a single loader took about twice the CPU
- * time of every batch's thread together; with every type written the batch
- * threads take as much as the loader, and the writer waits for a free
- * dedup at -j1 and -j2 (-V; Documentation/performance.md, "Known limits").
- * Documentation/performance.md ("Tuning knobs", "Memory per thread") has
- * the measurements.
- */
-#ifndef BTF_BATCH_DEDUPS /* bench/tune.sh --define builds with others */
-#define BTF_BATCH_DEDUPS 2
-#endif
-#ifndef BTF_BATCH_DEDUPS_MAX
-#define BTF_BATCH_DEDUPS_MAX 4
-#endif
-#ifndef BTF_BATCH_JOBS_PER_DEDUP
-#define BTF_BATCH_JOBS_PER_DEDUP 3
-#endif
-#ifndef BTF_BATCH_SINGLE_UPTO
-#define BTF_BATCH_SINGLE_UPTO 2
-#endif
-
 static inline unsigned int btf_batches__max_running(unsigned int nr_jobs, unsigned int nr_cpus)
 {
 	unsigned int busy = nr_cpus && nr_cpus < nr_jobs ? nr_cpus : nr_jobs;

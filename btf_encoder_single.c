@@ -80,6 +80,7 @@
 #include "elf_symtab.h"
 #include "msort.h"
 #include "tmpfiles.h"
+#include "tuning.h"
 
 /*
  * A saved function keeps string offsets, not the DWARF's string pointers:
@@ -173,10 +174,6 @@ struct planner {
 	uint32_t array_index_id;
 	uint32_t next_id; /* btf__type_cnt() once the CUs planned so far are written */
 };
-
-#ifndef WRITER_SLOTS
-#define WRITER_SLOTS 4 /* CUs planned and not yet written: measured, performance.md */
-#endif
 
 /*
  * The writer thread and the ring of plans between it and the collector:

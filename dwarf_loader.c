@@ -64,6 +64,7 @@
 #include "elf_symtab.h"
 #include "msort.h"
 #include "str_canon.h"
+#include "tuning.h"
 #include "unit_ring.h"
 
 #ifndef DW_TAG_LLVM_annotation
@@ -150,20 +151,6 @@ struct dwarf_loader {
 	/* the loaded units' blocks (cu_pack), or NULL: malloc's (locked inside) */
 	struct unit_ring *ring;
 };
-
-/*
- * The units' ring has RING_UNIT_BYTES for each unit the window lets the
- * workers load ahead and for RING_SLACK_UNITS more, those emitted and not
- * yet written (the encoder's writer slots, the one being encoded); a unit
- * that finds no room then comes from malloc. Chosen by measurement
- * (Documentation/performance.md, "Tuning knobs").
- */
-#ifndef RING_UNIT_BYTES /* bench/tune.sh --define builds with others */
-#define RING_UNIT_BYTES (256u << 10)
-#endif
-#ifndef RING_SLACK_UNITS
-#define RING_SLACK_UNITS 8
-#endif
 
 static void loaders_free(struct dwarf_loader *dl);
 
@@ -412,7 +399,6 @@ static int loader_map_sections(struct dwarf_loader *dl, GElf_Ehdr *eh)
 	return 0;
 }
 
-
 /* ---------------------------------------------------------------------- */
 /* relocatable files (kernel modules)                                     */
 
@@ -546,17 +532,6 @@ static void section_map_init(struct mapped_section *ms, const struct dr_section 
 	ms->mapped = sec->data && sec->size && file_mapped(sec->data, sec->size);
 	ms->requested = ms->released = 0;
 }
-
-/*
- * Pages are dropped SECTION_RELEASE_STEP bytes or more at a time (and at
- * the section's end): every madvise() on a mapping shared by running
- * threads interrupts each CPU they run on to flush its TLB, and per unit
- * that would be thousands of interruptions. Chosen by measurement
- * (Documentation/performance.md, "Tuning knobs").
- */
-#ifndef SECTION_RELEASE_STEP
-#define SECTION_RELEASE_STEP (1u << 20)
-#endif
 
 /*
  * The caller is done with every byte of the section before @to: true if

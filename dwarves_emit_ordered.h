@@ -17,6 +17,8 @@
 
 #include <stddef.h>
 
+#include "tuning.h"
+
 enum cu_state {
 	CU__UNPROCESSED = 0,
 	CU__LOADING,
@@ -45,18 +47,7 @@ struct emit_ordered_ops {
 	void (*discard)(void *ctx, unsigned int id, void *unit);
 };
 
-/*
- * The window dwarf2btf runs with at -j@nr_jobs: EMIT_ORDERED_WINDOW_BASE
- * units, plus EMIT_ORDERED_WINDOW_PER_JOB per worker. Chosen by measurement
- * (bench/tune.sh; Documentation/performance.md, "Window").
- */
-#ifndef EMIT_ORDERED_WINDOW_BASE
-#define EMIT_ORDERED_WINDOW_BASE 4
-#endif
-#ifndef EMIT_ORDERED_WINDOW_PER_JOB
-#define EMIT_ORDERED_WINDOW_PER_JOB 1
-#endif
-
+/* the window dwarf2btf runs with at -j@nr_jobs (tuning.h) */
 static inline unsigned int emit_ordered_window(unsigned int nr_jobs)
 {
 	return EMIT_ORDERED_WINDOW_BASE + nr_jobs * EMIT_ORDERED_WINDOW_PER_JOB;
