@@ -21,21 +21,19 @@
 #   --pack builds as usual and puts the binaries into DIR/tune, measuring
 #   nothing; --packed measures those binaries on DIR's vmlinux.
 #
+# The constants are in tuning.h, each with what it trades:
 #   WRITER_SLOTS            CUs planned ahead of the encoder's writer
-#                           (btf_encoder_single.c)
-#   BTF_BATCH_TYPES         types per dedup batch (btf_batches.h; 0: none)
+#   BTF_BATCH_TYPES         types per dedup batch (0: none)
 #   EMIT_ORDERED_WINDOW_PER_JOB
 #                           units loaded ahead of the encoder, per -j
-#                           (dwarves_emit_ordered.h)
-#   D2B_MMAP_THRESHOLD      malloc's mmap threshold (encode_pipeline.c;
-#                           0: glibc's default)
+#   D2B_MMAP_THRESHOLD      malloc's mmap threshold (0: glibc's default)
 #   RING_UNIT_BYTES, RING_SLACK_UNITS
 #                           the units' ring: bytes per unit of the window,
-#                           and units beyond it (dwarf_loader.c)
+#                           and units beyond it
 #   BTF_BATCH_DEDUPS, BTF_BATCH_DEDUPS_MAX, BTF_BATCH_JOBS_PER_DEDUP,
 #   BTF_BATCH_SINGLE_UPTO   batch dedups at once: at least, at most, -j per
 #                           dedup in between, and the loaders running at
-#                           once up to which one is enough (btf_batches.h)
+#                           once up to which one is enough
 #
 # Not a test: it asserts no timing. The tables in Documentation/performance.md
 # came from it, with the command lines it prints.
