@@ -74,17 +74,13 @@
  * fill it (-V); with few loaders they, not the writer, set the pace and
  * two dedups keep up, but from about -j7 the writer runs at full speed and
  * two would hold it back. Each dedup more can hold another batch in memory
- * (8-10 MiB), hence the cap. One dedup at a time where at most two loaders
- * run at once (-j1, -j2, or any -j on two CPUs): each dedup's thread leaves
- * a malloc arena with its own high-water mark, so a second costs 8 MiB at
- * -j4 on two CPUs, and a second at -j1 would run only when a batch fills
- * early (-j1 peaks of 76 or 85 MiB with two allowed). This was chosen when
- * exact repeats were left out and a single loader took about twice the CPU
- * time of every batch's thread together; with every type written the batch
- * threads take as much as the loader, and the writer waits for a free
- * dedup at -j1 and -j2 (-V; Documentation/performance.md, "Known limits").
- * Documentation/performance.md ("Tuning knobs", "Memory per thread") has
- * the measurements.
+ * (8-10 MiB), hence the cap. BTF_BATCH_SINGLE_UPTO would allow only one
+ * where at most that many loaders run at once: each dedup's thread leaves
+ * a malloc arena with its own high-water mark. With every type written a
+ * batch's thread takes as much CPU as a loader, and with one dedup the
+ * writer waited for it at -j1 and -j2; two are 6% faster there for 4 MiB
+ * more at the peak, so 0: never one alone. Documentation/performance.md
+ * ("Tuning knobs", "Memory per thread") has the measurements.
  */
 #ifndef BTF_BATCH_DEDUPS /* bench/tune.sh --define builds with others */
 #define BTF_BATCH_DEDUPS 2
@@ -96,7 +92,7 @@
 #define BTF_BATCH_JOBS_PER_DEDUP 3
 #endif
 #ifndef BTF_BATCH_SINGLE_UPTO
-#define BTF_BATCH_SINGLE_UPTO 2
+#define BTF_BATCH_SINGLE_UPTO 0
 #endif
 
 /* ---- memory ------------------------------------------------------------ */
