@@ -103,30 +103,12 @@ if [ "$MODE" = sample ]; then
 else
 	mods=("$dir"/modules/*.ko)
 fi
-n=0
 for ko in "${mods[@]}"; do
 	mod=$(basename "$ko" .ko)
-	mref=$WORKDIR/ref.btf
-	# pahole 1.30 does not truncate an existing output file
-	rm -f "$mref"
-	# shellcheck disable=SC2086
-	"$PAHOLE" -J $flags --btf_base "$BASE" --btf_encode_detached="$mref" "$ko"
-	case $mod in
-	mlx5_core | xfs | btrfs) jobs="-j1 -j2 -j3" ;;
-	*) n=$((n + 1)); jobs=-j$((n % 3 + 1)) ;;
-	esac
-	for opt in $jobs --exact; do
-		out=$WORKDIR/out.btf
-		rm -f "$out"
-		# shellcheck disable=SC2086
-		if "$D2B" -J $opt $flags --btf_base "$BASE" --btf_encode_detached="$out" "$ko"; then
-			compare "$mod $opt" "$mref" "$out" "$BASE"
-		else
-			tally_fail "$mod $opt: dwarf2btf failed"
-		fi
-	done
+	module_compare "$mod" "$ko" "$BASE" "$flags"
+	# (module_compare leaves the --exact output in $WORKDIR/out.btf)
 	if [ -n "$shipped_by_130" ] && shipped_btf "$ko" "$WORKDIR/shipped.btf"; then
-		compare "$mod: Debian's shipped .BTF" "$WORKDIR/shipped.btf" "$out" "$BASE"
+		compare "$mod: Debian's shipped .BTF" "$WORKDIR/shipped.btf" "$WORKDIR/out.btf" "$BASE"
 	fi
 done
 

@@ -53,13 +53,23 @@ apt_update() {
 	apt_updated=1
 }
 
-deps() {
-	local pkgs="cmake make gcc clang lld libdw-dev libelf-dev libbpf-dev zlib1g-dev pkg-config valgrind binutils llvm python3 procps"
-	local have
-	have=$(dpkg-query -W -f='${Status}\n' $pkgs 2>/dev/null | grep -c 'install ok installed' || true)
-	[ "$have" -eq "$(echo $pkgs | wc -w)" ] && return 0
+# apt_ensure [--no-install-recommends] PKG... : install the PKGs from the
+# machine's own suites, unless every one is installed already
+apt_ensure() {
+	local opts=() have
+	if [ "$1" = --no-install-recommends ]; then
+		opts=("$1")
+		shift
+	fi
+	have=$(dpkg-query -W -f='${Status}\n' "$@" 2>/dev/null | grep -c 'install ok installed' || true)
+	[ "$have" -eq $# ] && return 0
 	apt_update
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $pkgs >&2
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq ${opts[@]+"${opts[@]}"} "$@" >&2
+}
+
+deps() {
+	apt_ensure cmake make gcc clang lld libdw-dev libelf-dev libbpf-dev zlib1g-dev pkg-config \
+		valgrind binutils llvm python3 procps
 }
 
 debian_uri() {
@@ -362,27 +372,14 @@ arches() {
 # cross : Debian 12's cross compilers (gcc, binutils and C library) for the
 # fixtures of the other architectures (tests/fixtures.sh CC=cross-*)
 cross() {
-	local pkgs="gcc-aarch64-linux-gnu gcc-arm-linux-gnueabihf gcc-riscv64-linux-gnu
-		gcc-powerpc64le-linux-gnu gcc-s390x-linux-gnu"
-	local have
-	# shellcheck disable=SC2086
-	have=$(dpkg-query -W -f='${Status}\n' $pkgs 2>/dev/null | grep -c 'install ok installed' || true)
-	[ "$have" -eq "$(echo $pkgs | wc -w)" ] && return 0
-	apt_update
-	# shellcheck disable=SC2086
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $pkgs >&2
+	apt_ensure gcc-aarch64-linux-gnu gcc-arm-linux-gnueabihf gcc-riscv64-linux-gnu \
+		gcc-powerpc64le-linux-gnu gcc-s390x-linux-gnu
 }
 
 # boot_tools : what tests/boot.sh needs besides a kernel: qemu, and the
 # static libc of libc6-dev for its /init
 boot_tools() {
-	local pkgs="qemu-system-x86 libc6-dev"
-	local have
-	have=$(dpkg-query -W -f='${Status}\n' $pkgs 2>/dev/null | grep -c 'install ok installed' || true)
-	if [ "$have" -ne "$(echo $pkgs | wc -w)" ]; then
-		apt_update
-		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $pkgs >&2
-	fi
+	apt_ensure --no-install-recommends qemu-system-x86 libc6-dev
 }
 
 # boot_image NAME PATTERN PKG... : download PKG... (from the suite kernel NAME

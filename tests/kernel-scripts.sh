@@ -51,6 +51,15 @@ here=$(cd "$(dirname "$0")" && pwd)
 t0=$(date +%s)
 die() { echo "FAIL (setup): $*"; tally_fail; tally_end; exit 1; }
 log() { echo "kernel-scripts.sh: $*" >&2; }
+# expect_flags WHERE GOT WANT: the PAHOLE_FLAGS a kernel's scripts derive
+expect_flags() {
+	if [ "$2" = "$3" ]; then
+		tally_ok "PAHOLE_FLAGS from $1: $2"
+	else
+		tally_fail "PAHOLE_FLAGS from $1: got '$2', want '$3'"
+	fi
+	[ -n "$2" ] || die "no PAHOLE_FLAGS"
+}
 
 "$here/fetch.sh" pahole130 || die "fetch.sh pahole130"
 "$here/fetch.sh" "modules${KVER/./}" || die "fetch.sh modules${KVER/./}"
@@ -109,12 +118,7 @@ MK
 		CONFIG_PAHOLE_VERSION="$pver" CONFIG_PAHOLE_HAS_LANG_EXCLUDE=y)
 	# (-j twice: the >= 1.26 line, and again with +reproducible_build)
 	expect="-j --btf_features=$FEATURES_612,decl_tag_kfuncs --btf_features=attributes -j --btf_features=+reproducible_build --lang_exclude=rust"
-	if [ "$flags" = "$expect" ]; then
-		tally_ok "PAHOLE_FLAGS from 7.2's Makefile.btf: $flags"
-	else
-		tally_fail "PAHOLE_FLAGS from 7.2's Makefile.btf: got '$flags', want '$expect'"
-	fi
-	[ -n "$flags" ] || die "no PAHOLE_FLAGS"
+	expect_flags "7.2's Makefile.btf" "$flags" "$expect"
 
 	# gen_btf TOOL ARGS...: gen-btf.sh ARGS in $W/TOOL with PAHOLE=TOOL's
 	# binary; its output in $W/TOOL/log. Returns its exit status.
@@ -261,12 +265,7 @@ MK
 	expect="-j --btf_features=$FEATURES_612,decl_tag_kfuncs -j --lang_exclude=rust"
 	;;
 esac
-if [ "$FLAGS" = "$expect" ]; then
-	tally_ok "PAHOLE_FLAGS from the kernel's scripts: $FLAGS"
-else
-	tally_fail "PAHOLE_FLAGS from the kernel's scripts: got '$FLAGS', README says '$expect'"
-fi
-[ -n "$FLAGS" ] || die "no PAHOLE_FLAGS"
+expect_flags "the kernel's scripts" "$FLAGS" "$expect"
 
 # run_btfids NAME ARGS... : resolve_btfids ARGS, output to $W/NAME.btfids,
 # with the work directory's paths written as W; returns its exit status

@@ -18,6 +18,37 @@ FLAGS_72="--btf_features=$FEATURES_612,decl_tag_kfuncs --btf_features=attributes
 # the 6.12 set plus global_var: a VAR for every variable, not only per-CPU ones
 FLAGS_GLOBALVAR="--btf_features=$FEATURES_612,decl_tag_kfuncs,global_var --lang_exclude=rust"
 
+# module_compare LABEL KO BASE FLAGS: KO's split BTF against BASE with the
+# flag set FLAGS, by pahole 1.30 and by $D2B (-j1, -j2 and -j3 in turn, all
+# three for the largest modules, xfs, btrfs and mlx5_core; then --exact,
+# the path without shortcuts), each cmp'd with pahole's, $BTFDIFF on a
+# mismatch. Writes $WORKDIR/ref.btf and $WORKDIR/out.btf (the --exact run's
+# output stays there). The counter $module_n rotates the -j.
+module_n=0
+module_compare() {
+	local label=$1 ko=$2 base=$3 flags=$4 ref=$WORKDIR/ref.btf out=$WORKDIR/out.btf jobs opt
+	# pahole 1.30 does not truncate an existing output file
+	rm -f "$ref"
+	# shellcheck disable=SC2086
+	"$PAHOLE" -J $flags --btf_base "$base" --btf_encode_detached="$ref" "$ko"
+	case $(basename "$ko" .ko) in
+	xfs | btrfs | mlx5_core) jobs="-j1 -j2 -j3" ;;
+	*) module_n=$((module_n + 1)); jobs=-j$((module_n % 3 + 1)) ;;
+	esac
+	for opt in $jobs --exact; do
+		rm -f "$out"
+		# shellcheck disable=SC2086
+		if ! "$D2B" -J $opt $flags --btf_base "$base" --btf_encode_detached="$out" "$ko"; then
+			tally_fail "$label $opt: dwarf2btf failed"
+		elif cmp -s "$ref" "$out"; then
+			tally_ok
+		else
+			tally_fail "$label $opt: differs from pahole 1.30"
+			"$BTFDIFF" --base "$base" "$ref" "$out" || true
+		fi
+	done
+}
+
 # The tally. tally_ok [MSG] counts a pass, tally_fail [MSG] a failure; given
 # MSG they print "ok: MSG" or "FAIL: MSG", without it nothing (the script or
 # the tool it ran says what happened). Both return 0, so `CMD && tally_ok ||

@@ -35,40 +35,10 @@ esac
 rm -rf "$WORKDIR"
 mkdir -p "$WORKDIR"
 
-# compare NAME REF OUT: cmp, and btfdiff on a mismatch
-compare() {
-	if cmp -s "$2" "$3"; then
-		tally_ok
-	else
-		tally_fail "$1"
-		"$BTFDIFF" --base "$BASE" "$2" "$3" || true
-	fi
-}
-
-n=0
 for set in "${sets[@]}"; do
 	name=${set%%:*} flags=${set#*:}
 	for ko in "$MODDIR"/*.ko; do
-		mod=$(basename "$ko" .ko)
-		ref=$WORKDIR/ref.btf
-		# pahole 1.30 does not truncate an existing output file
-		rm -f "$ref"
-		# shellcheck disable=SC2086
-		"$PAHOLE" -J $flags --btf_base "$BASE" --btf_encode_detached="$ref" "$ko"
-		case $mod in
-		xfs | btrfs | mlx5_core) jobs="-j1 -j2 -j3" ;;
-		*) n=$((n + 1)); jobs=-j$((n % 3 + 1)) ;;
-		esac
-		for opt in $jobs --exact; do
-			out=$WORKDIR/out.btf
-			rm -f "$out"
-			# shellcheck disable=SC2086
-			if "$D2B" -J $opt $flags --btf_base "$BASE" --btf_encode_detached="$out" "$ko"; then
-				compare "$name $mod $opt" "$ref" "$out"
-			else
-				tally_fail "$name $mod $opt: dwarf2btf failed"
-			fi
-		done
+		module_compare "$name $(basename "$ko" .ko)" "$ko" "$BASE" "$flags"
 	done
 	echo "set $name: done, $tally_passed passed, $tally_failed failed so far"
 done
