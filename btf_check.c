@@ -290,15 +290,18 @@ int btf_check__raw(const void *data, size_t size, char *why, size_t why_size)
 	const uint8_t *d = data;
 	struct check c = { .why = why, .why_size = why_size };
 	uint32_t hdr_len, type_off, type_len, str_off, str_len, pos, cap = 0;
-	uint16_t magic;
+	uint16_t magic = 0;
 	int err = 0;
 
 	why[0] = 0;
+	/* -ENOMSG: not even the magic, so no BTF at all */
+	memcpy(&magic, d, size < 2 ? 0 : 2);
+	if (size < 4 || (magic != BTF_MAGIC && magic != __builtin_bswap16(BTF_MAGIC))) {
+		fail(&c, 0, "no BTF magic");
+		return -ENOMSG;
+	}
 	if (size < sizeof(struct btf_header))
 		return fail(&c, 0, "%zu bytes, shorter than a BTF header", size);
-	memcpy(&magic, d, 2);
-	if (magic != BTF_MAGIC && magic != __builtin_bswap16(BTF_MAGIC))
-		return fail(&c, 0, "no BTF magic");
 	c.swap = magic != BTF_MAGIC;
 	hdr_len = get32(&c, d + 4);
 	type_off = get32(&c, d + 8);

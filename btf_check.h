@@ -12,8 +12,9 @@
  * Check the raw BTF @data (@size bytes, either byte order): header and
  * section bounds, the string section, every type's kind, vlen, kflag and
  * unused bits, sizes, name offsets, referenced ids, and loops of reference
- * types. Returns 0, or -EINVAL with what is wrong in @why ("type 12: PTR
- * refers to type 1048575, past the last type, 30").
+ * types. Returns 0; -ENOMSG if @data is no BTF at all (no magic, or not 4
+ * bytes); or -EINVAL: either way with what is wrong in @why
+ * ("type 12: PTR refers to type 1048575, past the last type, 30").
  */
 int btf_check__raw(const void *data, size_t size, char *why, size_t why_size);
 

@@ -201,43 +201,47 @@ static const struct {
 	{ "mips_assembler", DW_LANG_Mips_Assembler },
 };
 
+/* is there a language named (in any case) by the @len bytes at @name? its DW_LANG in *@lang */
+static bool lang_find(const char *name, size_t len, int *lang)
+{
+	size_t i;
+
+	for (i = 0; len && i < sizeof(languages) / sizeof(languages[0]); i++)
+		if (strlen(languages[i].name) == len &&
+		    !strncasecmp(name, languages[i].name, len)) {
+			*lang = languages[i].lang;
+			return true;
+		}
+	return false;
+}
+
 int dwarf_loader__lang_check(const char *list, size_t *bad_len)
 {
-	const char *p = list;
-	size_t i, len;
+	const char *p;
+	size_t len;
+	int lang;
 
-	while (p && *p) {
+	for (p = list; p && *p; p += len + (p[len] == ',')) {
 		len = strcspn(p, ",");
-		for (i = 0; len && i < sizeof(languages) / sizeof(languages[0]); i++)
-			if (strlen(languages[i].name) == len &&
-			    !strncasecmp(p, languages[i].name, len))
-				break;
-		if (len && i == sizeof(languages) / sizeof(languages[0])) {
+		if (len && !lang_find(p, len, &lang)) {
 			*bad_len = len;
 			return (int)(p - list);
 		}
-		p += len;
-		if (*p == ',')
-			p++;
 	}
 	return -1;
 }
 
+/* is @lang in the comma-separated @list? ("asm" and "mips_assembler" are one) */
 static bool lang_excluded(const char *list, int lang)
 {
-	const char *p = list;
-	size_t i, len;
+	const char *p;
+	size_t len;
+	int l;
 
-	while (p && *p) {
+	for (p = list; p && *p; p += len + (p[len] == ',')) {
 		len = strcspn(p, ",");
-		for (i = 0; i < sizeof(languages) / sizeof(languages[0]); i++) {
-			if (languages[i].lang == lang && strlen(languages[i].name) == len &&
-			    !strncasecmp(p, languages[i].name, len))
-				return true;
-		}
-		p += len;
-		if (*p == ',')
-			p++;
+		if (lang_find(p, len, &l) && l == lang)
+			return true;
 	}
 	return false;
 }

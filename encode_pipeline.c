@@ -140,12 +140,18 @@ static int inputs_open(const char *path, const struct d2b_conf *conf, struct dwa
 /* the pipeline                                                           */
 
 /* @size bytes of raw BTF at @data, checked (btf_check.h), as a libbpf BTF */
-static struct btf *base_new(const char *path, const void *data, size_t size, int *err)
+static struct btf *base_new(const char *path, const void *data, size_t size, bool raw, int *err)
 {
 	char why[160], msg[128];
 	struct btf *btf;
 
 	*err = btf_check__raw(data, size, why, sizeof(why));
+	if (*err == -ENOMSG && raw) {
+		pr_warn("%s: cannot read base BTF (--btf_base: raw BTF, or an ELF file with .BTF): "
+			"neither\n",
+			path);
+		return NULL;
+	}
 	if (*err) {
 		pr_warn("%s: invalid base BTF (--btf_base): %s\n", path,
 			*err == -ENOMEM ? strerror(ENOMEM) : why);
@@ -208,7 +214,7 @@ static struct btf *base_open(const char *path, int *err)
 			data = sh.sh_type == SHT_NOBITS ? NULL : elf_rawdata(scn, NULL);
 			if (!data || !data->d_size)
 				break;
-			btf = base_new(path, data->d_buf, data->d_size, err);
+			btf = base_new(path, data->d_buf, data->d_size, false, err);
 			if (btf) /* as btf__parse sets it */
 				btf__set_pointer_size(btf,
 						      gelf_getclass(elf) == ELFCLASS32 ? 4 : 8);
@@ -228,13 +234,8 @@ static struct btf *base_open(const char *path, int *err)
 	if (pread(fd, buf, (size_t)st.st_size, 0) != st.st_size) {
 		*err = -EIO;
 		pr_warn("%s: cannot read base BTF (--btf_base): short read\n", path);
-	} else if (st.st_size < 4 || (memcmp(buf, "\x9f\xeb", 2) && memcmp(buf, "\xeb\x9f", 2))) {
-		*err = -EINVAL;
-		pr_warn("%s: cannot read base BTF (--btf_base: raw BTF, or an ELF file with .BTF): "
-			"neither\n",
-			path);
 	} else {
-		btf = base_new(path, buf, (size_t)st.st_size, err);
+		btf = base_new(path, buf, (size_t)st.st_size, true, err);
 	}
 	free(buf);
 out:
