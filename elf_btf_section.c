@@ -190,10 +190,9 @@ static int objcopy_add_section(const char *btf_path, const char *elf_path)
 	return err;
 }
 
-/* is the first word of the command @cmd a program sh finds (a path, or on $PATH)? */
-static bool command_found(const char *cmd)
+/* is the @len-byte word @cmd a program sh finds (a path, or on $PATH)? */
+static bool command_found(const char *cmd, size_t len)
 {
-	size_t len = strcspn(cmd += strspn(cmd, " \t"), " \t");
 	const char *path = getenv("PATH"), *p;
 	char buf[4096];
 
@@ -271,15 +270,18 @@ int elf_btf__write_in_place(const char *name, const void *btf, size_t size)
 		goto out;
 	}
 	if (err == 0) {
-		const char *oc = getenv("LLVM_OBJCOPY");
+		const char *oc = getenv("LLVM_OBJCOPY"), *prog;
+		size_t len;
 
 		if (!oc || !*oc)
 			oc = "llvm-objcopy";
-		if (!command_found(oc)) {
+		/* (LLVM_OBJCOPY may hold several words: the program is the first) */
+		prog = oc + strspn(oc, " \t");
+		len = strcspn(prog, " \t");
+		if (!command_found(prog, len)) {
 			pr_warn("%s: cannot add the .BTF section: '%.*s' not found (LLVM_OBJCOPY "
 				"names the objcopy to use, e.g. LLVM_OBJCOPY=objcopy)\n",
-				name, (int)strcspn(oc + strspn(oc, " \t"), " \t"),
-				oc + strspn(oc, " \t"));
+				name, (int)len, prog);
 			err = -ENOENT;
 			goto out;
 		}

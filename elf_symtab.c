@@ -364,14 +364,18 @@ struct kfunc_set {
 	uint64_t start, end;
 };
 
-/* u32 at section offset @off of .BTF_ids, in the ELF's byte order */
-static bool btf_ids_u32(const struct elf_symtab *es, Elf_Data *data, uint64_t off, uint32_t *v)
+/*
+ * The second u32 of the pair (a set8's count and flags, a kfunc's id and
+ * flags) at section offset @off of .BTF_ids, in the ELF's byte order;
+ * false if the 8 bytes are not all inside the section
+ */
+static bool btf_ids_flags(const struct elf_symtab *es, Elf_Data *data, uint64_t off, uint32_t *v)
 {
 	uint32_t raw;
 
-	if (off > data->d_size || data->d_size - off < 4)
+	if (off > data->d_size || data->d_size - off < 8)
 		return false;
-	memcpy(&raw, (const char *)data->d_buf + off, 4);
+	memcpy(&raw, (const char *)data->d_buf + off + 4, 4);
 	if (es->big_endian != (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__))
 		raw = __builtin_bswap32(raw);
 	*v = raw;
@@ -441,7 +445,7 @@ static int symtab_read_kfuncs(struct elf_symtab *es, const char *path, Elf_Data 
 				continue;
 			off = sym.st_value - sh.sh_addr;
 			if (pass == 0 && !strncmp(name, SET8_PREFIX, strlen(SET8_PREFIX))) {
-				if (!btf_ids_u32(es, data, off + 4, &flags) ||
+				if (!btf_ids_flags(es, data, off, &flags) ||
 				    !(flags & BTF_SET8_KFUNCS))
 					continue;
 				if (d2b_grow(&sets, &cap, nr_sets + 1, sizeof(*sets))) {
@@ -463,8 +467,7 @@ static int symtab_read_kfuncs(struct elf_symtab *es, const char *path, Elf_Data 
 				if (s == nr_sets)
 					continue;
 				/* its (id, flags) pair: pahole 1.30 fails if it is not all there */
-				if (off > data->d_size || data->d_size - off < 8 ||
-				    !btf_ids_u32(es, data, off + 4, &flags)) {
+				if (!btf_ids_flags(es, data, off, &flags)) {
 					pr_warn("%s: .BTF_ids: kfunc '%.*s' at offset %#" PRIx64
 						", past the section's %zu bytes\n",
 						path, (int)len, fn, off, data->d_size);
