@@ -284,7 +284,9 @@ static int reloc_section(Elf *elf, const struct elf_machine *m, Elf_Scn *rscn, c
 		}
 		if (r.r_offset > size || size - r.r_offset < rt->width)
 			return -EINVAL;
-		old = buf_get(data + r.r_offset, rt->width, swap);
+		/* the bytes there: the addend of SHT_REL, the term of ADD and SUB */
+		old = !rela || rt->op != RELOC_SET ? buf_get(data + r.r_offset, rt->width, swap)
+						   : 0;
 		addend = rela ? (uint64_t)r.r_addend : old;
 		if (strs && symi && shndx == str_ndx && str_ndx && rt->op == RELOC_SET)
 			addend = str_canon__offset(strs, sym.st_value + addend) - sym.st_value;
