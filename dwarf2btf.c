@@ -222,6 +222,7 @@ static int parse_args(int argc, char **argv, struct d2b_conf *conf, bool *encode
 int main(int argc, char **argv)
 {
 	struct d2b_conf conf = { .nr_jobs = 1 };
+	const char *lang_from = "--lang_exclude";
 	bool encode = false;
 	int err;
 
@@ -230,18 +231,17 @@ int main(int argc, char **argv)
 	err = parse_args(argc, argv, &conf, &encode);
 	if (err)
 		return err > 0 ? EXIT_SUCCESS : EXIT_FAILURE;
-	if (!conf.lang_exclude)
+	if (!conf.lang_exclude) {
 		conf.lang_exclude = getenv("PAHOLE_LANG_EXCLUDE");
+		lang_from = "$PAHOLE_LANG_EXCLUDE";
+	}
 	if (conf.lang_exclude) {
 		size_t len;
 		int bad = dwarf_loader__lang_check(conf.lang_exclude, &len);
 
 		if (bad >= 0) {
 			pr_warn("unknown language \"%.*s\" in %s\n", (int)len,
-				conf.lang_exclude + bad,
-				conf.lang_exclude == getenv("PAHOLE_LANG_EXCLUDE")
-					? "$PAHOLE_LANG_EXCLUDE"
-					: "--lang_exclude");
+				conf.lang_exclude + bad, lang_from);
 			return EXIT_FAILURE;
 		}
 	}
