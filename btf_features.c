@@ -28,15 +28,20 @@ struct btf_feature {
 	bool on_value;	  /* value that means "feature on" */
 	bool is_default;  /* part of "default" */
 	bool supported;	  /* false where Debian 12's libbpf lacks it */
+	unsigned int since; /* first pahole release that has it */
 };
 
-#define FEATURE(n, field, on, def, sup) \
-	{ n, __builtin_offsetof(struct d2b_conf, field), on, def, sup }
+#define FEATURE(n, field, on, def, sup) FEATURE_SINCE(n, field, on, def, sup, 130)
+#define FEATURE_SINCE(n, field, on, def, sup, since) \
+	{ n, __builtin_offsetof(struct d2b_conf, field), on, def, sup, since }
 
 /*
  * distilled_base needs btf__distill_base (libbpf 1.5) and attributes needs
  * btf__add_type_attr (libbpf 1.6): Debian 12 ships libbpf 1.1, so, as pahole
  * does when its libbpf lacks a feature, they are neither listed nor enabled.
+ * true_signature and force_cu_merging (pahole 1.32, not in any kernel's
+ * flags) are not implemented and are treated the same way. A feature newer
+ * than the release reproduced is an unknown name.
  */
 static const struct btf_feature btf_features[] = {
 	FEATURE("encode_force", encode_force, true, true, true),
@@ -52,6 +57,8 @@ static const struct btf_feature btf_features[] = {
 	FEATURE("distilled_base", distilled_base, true, false, false),
 	FEATURE("global_var", global_var, true, false, true),
 	FEATURE("attributes", attributes, true, false, false),
+	FEATURE_SINCE("true_signature", true_signature, true, false, false, 132),
+	FEATURE_SINCE("force_cu_merging", force_cu_merging, true, false, false, 132),
 };
 
 #define NR_FEATURES (sizeof(btf_features) / sizeof(btf_features[0]))
@@ -76,6 +83,26 @@ void btf_features__defaults(struct d2b_conf *conf)
 	conf->distilled_base = false;
 	conf->global_var = false;
 	conf->attributes = false;
+	conf->true_signature = false;
+	conf->force_cu_merging = false;
+	conf->pahole = PAHOLE_RELEASE_DEFAULT;
+}
+
+int btf_features__set_release(struct d2b_conf *conf, const char *value)
+{
+	if (!strcmp(value, "1.30"))
+		conf->pahole = 130;
+	else if (!strcmp(value, "1.32"))
+		conf->pahole = 132;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+/* the feature is one the release reproduced has */
+static bool feature_known(const struct d2b_conf *conf, const struct btf_feature *f)
+{
+	return conf->pahole >= f->since;
 }
 
 static void features_reset(struct d2b_conf *conf)
@@ -91,7 +118,8 @@ static void features_enable_default(struct d2b_conf *conf)
 	size_t i;
 
 	for (i = 0; i < NR_FEATURES; i++)
-		if (btf_features[i].is_default && btf_features[i].supported)
+		if (btf_features[i].is_default && btf_features[i].supported &&
+		    feature_known(conf, &btf_features[i]))
 			*feature_field(conf, &btf_features[i]) = btf_features[i].on_value;
 }
 
@@ -104,7 +132,7 @@ static int feature_enable(struct d2b_conf *conf, const char *name)
 		return 0;
 	}
 	for (i = 0; i < NR_FEATURES; i++) {
-		if (strcmp(name, btf_features[i].name))
+		if (strcmp(name, btf_features[i].name) || !feature_known(conf, &btf_features[i]))
 			continue;
 		if (btf_features[i].supported)
 			*feature_field(conf, &btf_features[i]) = btf_features[i].on_value;
@@ -147,13 +175,13 @@ int btf_features__parse(struct d2b_conf *conf, const char *list)
 	return err;
 }
 
-void btf_features__print_supported(void)
+void btf_features__print_supported(const struct d2b_conf *conf)
 {
 	const char *sep = "";
 	size_t i;
 
 	for (i = 0; i < NR_FEATURES; i++) {
-		if (!btf_features[i].supported)
+		if (!btf_features[i].supported || !feature_known(conf, &btf_features[i]))
 			continue;
 		printf("%s%s", sep, btf_features[i].name);
 		sep = ",";

@@ -27,8 +27,11 @@ struct d2b_conf {
 	bool distilled_base;
 	bool global_var;
 	bool attributes;
+	bool true_signature;   /* pahole 1.32 */
+	bool force_cu_merging; /* pahole 1.32 */
 
 	/* other settings */
+	unsigned int pahole; /* the pahole release reproduced: 130 or 132 */
 	bool features_seen; /* a --btf_features was parsed */
 	bool features_strict;
 	int verbose;
@@ -47,8 +50,21 @@ struct d2b_conf {
 	void *test_ctx;
 };
 
-/* plain -J defaults: vars, decl/type tags and enum64 on, the rest off */
+/* the pahole releases reproduced, as --numeric_version prints them */
+#define PAHOLE_RELEASE_DEFAULT 130
+#define PAHOLE_RELEASE_NEWEST 132
+
+/*
+ * plain -J defaults: vars, decl/type tags and enum64 on, the rest off; the
+ * release reproduced PAHOLE_RELEASE_DEFAULT
+ */
 void btf_features__defaults(struct d2b_conf *conf);
+/*
+ * Reproduce the pahole release @value names ("1.30" or "1.32"), before any
+ * feature is parsed: the features a release knows differ. Returns 0, or
+ * -EINVAL for any other value.
+ */
+int btf_features__set_release(struct d2b_conf *conf, const char *value);
 /*
  * Apply one --btf_features=@list. Returns 0, or -EINVAL for an unknown name
  * when conf->features_strict (after printing it).
@@ -63,7 +79,7 @@ int btf_features__parse(struct d2b_conf *conf, const char *list);
  * -ENOENT for any other name (or a flag given a value, or the reverse).
  */
 int btf_features__apply_option(struct d2b_conf *conf, const char *name, const char *value);
-/* print the supported feature names, comma-separated, in table order */
-void btf_features__print_supported(void);
+/* print the release's supported feature names, comma-separated, in table order */
+void btf_features__print_supported(const struct d2b_conf *conf);
 
 #endif /* BTF_FEATURES_H */

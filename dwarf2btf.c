@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * dwarf2btf - encode an ELF file's DWARF as BTF, byte-identical to pahole
- * 1.30 -J for the same flags, and identical for every -j.
+ * -J for the same flags (1.30, or 1.32 when asked), and identical for every
+ * -j.
  *
  * This file is the command line: parse pahole-compatible options into
  * struct d2b_conf and hand the input to encode_pipeline__run(). Errors are
@@ -28,8 +29,8 @@
 #define DWARF2BTF_VERSION "unknown"
 #endif
 
-#define PAHOLE_COMPAT_VERSION "v1.30"
-#define PAHOLE_COMPAT_NUMERIC "130"
+/* the environment variable that selects the pahole release reproduced */
+#define RELEASE_ENV "DWARF2BTF_PAHOLE_VERSION"
 
 enum {
 	OPT_DETACHED = 256,
@@ -38,6 +39,7 @@ enum {
 	OPT_VERSION,
 	OPT_NUMERIC_VERSION,
 	OPT_EXACT,
+	OPT_RELEASE,
 };
 
 static const struct option long_options[] = {
@@ -62,15 +64,16 @@ static const struct option long_options[] = {
 	{ "numeric_version", no_argument, NULL, OPT_NUMERIC_VERSION },
 	{ "btf_base", required_argument, NULL, OPT_ENCODING },
 	{ "exact", no_argument, NULL, OPT_EXACT },
+	{ "pahole_version", required_argument, NULL, OPT_RELEASE },
 	{ "verbose", no_argument, NULL, 'V' },
 	{ "help", no_argument, NULL, 'h' },
 	{},
 };
 
-static void usage(FILE *f)
+static void usage(FILE *f, const struct d2b_conf *conf)
 {
 	fprintf(f,
-		"dwarf2btf %s, reproducing pahole %s\n"
+		"dwarf2btf %s, reproducing pahole v1.%u\n"
 		"Usage: dwarf2btf -J [OPTION...] FILE\n"
 		"Encode the DWARF of FILE as BTF, byte for byte as pahole -J does.\n"
 		"\n"
@@ -99,13 +102,47 @@ static void usage(FILE *f)
 		"      --btf_base=FILE            encode split BTF against FILE's BTF (modules)\n"
 		"      --exact                    verification: no shortcut, the whole stream\n"
 		"                                 through one dedup, as pahole (slower)\n"
+		"      --pahole_version=RELEASE   reproduce pahole 1.30 (default) or 1.32 (or\n"
+		"                                 $" RELEASE_ENV ")\n"
 		"  -V, --verbose                  per-phase times and counts on stderr\n"
-		"      --version                  print the pahole version this matches\n"
+		"      --version                  print the pahole release reproduced\n"
 		"      --numeric_version          the same, as a number\n"
 		"  -h, --help                     this help\n"
 		"Long options are written in full: pahole has options that a prefix would\n"
 		"name here (--lang is not --lang_exclude).\n",
-		DWARF2BTF_VERSION, PAHOLE_COMPAT_VERSION);
+		DWARF2BTF_VERSION, conf->pahole - 100);
+}
+
+/*
+ * The pahole release reproduced, from $DWARF2BTF_PAHOLE_VERSION and then
+ * --pahole_version (the last one given): read before the other options,
+ * whose meaning depends on it (the features a release knows, --version).
+ */
+static int parse_release(int argc, char **argv, struct d2b_conf *conf)
+{
+	const char *value = getenv(RELEASE_ENV), *from = "$" RELEASE_ENV;
+	static const char opt[] = "--pahole_version";
+	int i;
+
+	if (value && !*value)
+		value = NULL;
+	for (i = 1; i < argc && strcmp(argv[i], "--"); i++) {
+		if (strncmp(argv[i], opt, sizeof(opt) - 1))
+			continue;
+		if (argv[i][sizeof(opt) - 1] == '=') {
+			value = argv[i] + sizeof(opt);
+		} else if (!argv[i][sizeof(opt) - 1] && i + 1 < argc) {
+			value = argv[++i];
+		} else {
+			continue; /* another option, or no value: getopt says so */
+		}
+		from = opt;
+	}
+	if (value && btf_features__set_release(conf, value)) {
+		pr_warn("unknown pahole release '%s' in %s (1.30 or 1.32)\n", value, from);
+		return -EINVAL;
+	}
+	return 0;
 }
 
 /*
@@ -178,6 +215,8 @@ static int parse_args(int argc, char **argv, struct d2b_conf *conf, bool *encode
 	int c, idx = 0, err;
 
 	err = check_long_names(argc, argv);
+	if (!err)
+		err = parse_release(argc, argv, conf);
 	if (err)
 		return err;
 	opterr = 0; /* one line of ours instead of getopt's and the usage */
@@ -193,15 +232,14 @@ static int parse_args(int argc, char **argv, struct d2b_conf *conf, bool *encode
 			err = btf_features__apply_option(conf, long_options[idx].name, optarg);
 			break;
 		case OPT_SUPPORTED:
-			btf_features__print_supported();
+			btf_features__print_supported(conf);
 			return 1;
-		case OPT_VERSION: printf("%s\n", PAHOLE_COMPAT_VERSION); return 1;
-		case OPT_NUMERIC_VERSION:
-			printf("%s\n", PAHOLE_COMPAT_NUMERIC);
-			return 1;
+		case OPT_VERSION: printf("v1.%u\n", conf->pahole - 100); return 1;
+		case OPT_NUMERIC_VERSION: printf("%u\n", conf->pahole); return 1;
 		case OPT_EXACT: conf->exact = true; break;
+		case OPT_RELEASE: break; /* parse_release() */
 		case 'V': conf->verbose++; break;
-		case 'h': usage(stdout); return 1;
+		case 'h': usage(stdout, conf); return 1;
 		case ':': /* (long options are all known: check_long_names) */
 			if (!strncmp(argv[optind - 1], "--", 2))
 				pr_warn("option '%s' needs a value (see --help)\n",

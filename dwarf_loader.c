@@ -1228,6 +1228,20 @@ static struct vec *vec_take(struct cu_loader *l)
 }
 
 /* append a type entry for @die; returns its index or 0 on ENOMEM */
+/* append @t to the types, where no DIE reference leads (its index, 0 on ENOMEM) */
+static uint32_t type_add_unnamed(struct cu_loader *l, uint64_t die_off, struct cu_type *t)
+{
+	struct cu *cu = l->cu;
+	uint32_t idx = cu->nr_types;
+
+	if (d2b_grow(&cu->types, &l->cap_types, idx + 1, sizeof(*cu->types)))
+		return 0;
+	t->die_off = die_off;
+	cu->types[idx] = *t;
+	cu->nr_types++;
+	return idx;
+}
+
 static uint32_t type_add(struct cu_loader *l, uint64_t die_off, struct cu_type *t)
 {
 	struct cu *cu = l->cu;
@@ -1366,35 +1380,66 @@ static int die_process_pointer(struct cu_loader *l, struct dr_die *die, struct c
 	return type_add(l, die->off, t) ? 0 : -ENOMEM;
 }
 
-static int array_nelems(struct cu_loader *l, struct dr_die *die, uint64_t *nelems)
+/* a subrange's element count: its upper bound plus one, or its count, or 0 */
+static uint32_t subrange_nelems(struct cu_loader *l, struct dr_die *child)
 {
+	const struct dr_attr *a;
+	uint64_t v;
+
+	if ((a = dr_die__attr(child, DW_AT_upper_bound))) {
+		if (!dr_attr__udata(l->dc, a, &v))
+			return (uint32_t)(v + 1);
+	} else if ((a = dr_die__attr(child, DW_AT_count))) {
+		if (!dr_attr__udata(l->dc, a, &v))
+			return (uint32_t)v;
+	}
+	return 0;
+}
+
+/*
+ * An array type. pahole 1.30 encodes one ARRAY of the product of its
+ * dimensions; 1.32 encodes one ARRAY per dimension, the innermost first,
+ * so that the entry the DIE names (the outermost) comes last.
+ */
+static int die_process_array(struct cu_loader *l, struct dr_die *die, struct cu_type *t)
+{
+	bool per_dim = l->dl->conf->pahole >= 132;
+	struct cu *cu = l->cu;
 	struct dr_die child;
-	uint32_t n = 1;
-	int ret;
+	uint32_t first = cu->nr_types, i, j, n = 1;
+	int ret = 0;
 
-	if (!die->ab->children) {
-		*nelems = 0;
-		return 0;
-	}
-	for_each_child(l, die, &child, ret) {
-		const struct dr_attr *a;
-		uint64_t v;
-		uint32_t dim = 0;
-
-		if (child.ab->tag != DW_TAG_subrange_type &&
-		    child.ab->tag != DW_TAG_enumeration_type)
-			continue;
-		if ((a = dr_die__attr(&child, DW_AT_upper_bound))) {
-			if (!dr_attr__udata(l->dc, a, &v))
-				dim = (uint32_t)(v + 1);
-		} else if ((a = dr_die__attr(&child, DW_AT_count))) {
-			if (!dr_attr__udata(l->dc, a, &v))
-				dim = (uint32_t)v;
+	t->type = rel_ref(l, die, DW_AT_type);
+	t->size = 0;
+	cu->has_arrays = true;
+	if (die->ab->children) {
+		for_each_child(l, die, &child, ret) {
+			if (child.ab->tag != DW_TAG_subrange_type &&
+			    child.ab->tag != DW_TAG_enumeration_type)
+				continue;
+			t->size = subrange_nelems(l, &child);
+			n *= (uint32_t)t->size;
+			/* 1.32: an entry per dimension, outermost first for now */
+			if (per_dim && !type_add_unnamed(l, die->off, t))
+				return -ENOMEM;
 		}
-		n *= dim;
+		if (ret < 0)
+			return ret;
 	}
-	*nelems = n;
-	return ret;
+	if (!per_dim || cu->nr_types == first) {
+		t->size = die->ab->children ? n : 0;
+		return type_add(l, die->off, t) ? 0 : -ENOMEM;
+	}
+	/* innermost first: each further one is an array of the one before */
+	for (i = first, j = cu->nr_types - 1; i < j; i++, j--) {
+		uint64_t size = cu->types[i].size;
+
+		cu->types[i].size = cu->types[j].size;
+		cu->types[j].size = size;
+	}
+	for (i = first + 1; i < cu->nr_types; i++)
+		cu->types[i].flags |= CU_TYPE_ARRAY_OUTER;
+	return map_add(l, die_key(l, die->off), cu->nr_types - 1) ? -ENOMEM : 0;
 }
 
 static int die_process_params(struct cu_loader *l, struct dr_die *die, uint32_t *first,
@@ -1915,12 +1960,7 @@ static int die_process(struct cu_loader *l, struct dr_die *die)
 		t.type = rel_ref(l, die, DW_AT_type);
 		return die_process_typedef(l, die, &t);
 	case DW_TAG_array_type:
-		t.type = rel_ref(l, die, DW_AT_type);
-		err = array_nelems(l, die, &t.size);
-		if (err)
-			return err;
-		l->cu->has_arrays = true;
-		return type_add(l, die->off, &t) ? 0 : -ENOMEM;
+		return die_process_array(l, die, &t);
 	case DW_TAG_subroutine_type:
 		t.type = rel_ref(l, die, DW_AT_type);
 		err = die_process_params(l, die, &t.first, &t.nr);
@@ -2099,7 +2139,9 @@ static int cu_resolve(struct cu_loader *l)
 	}
 
 	for (i = 1; i < cu->nr_types; i++)
-		cu->types[i].type = ref_resolve(l, cu->types[i].type);
+		cu->types[i].type = cu->types[i].flags & CU_TYPE_ARRAY_OUTER
+					    ? i - 1
+					    : ref_resolve(l, cu->types[i].type);
 	for (i = 0; i < l->nr_members; i++)
 		cu->members[i].type = ref_resolve(l, cu->members[i].type);
 	for (i = 0; i < l->nr_params; i++)

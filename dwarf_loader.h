@@ -40,6 +40,9 @@ struct d2b_conf;
 enum cu_type_flags {
 	CU_TYPE_DECLARATION = 1 << 0,
 	CU_TYPE_SIGNED_ENUM = 1 << 1, /* enum's DW_AT_type is a signed base type */
+	/* one dimension of a multi-dimensional array, outside the innermost:
+	 * its element type is the entry before it (pahole 1.32) */
+	CU_TYPE_ARRAY_OUTER = 1 << 2,
 };
 
 /* a types[] entry with this tag has members[] (struct, union, class, interface) */

@@ -27,7 +27,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=tests/lib.sh
 . "$here/lib.sh"
 
-"$here/fetch.sh" pahole130
+"$here/fetch.sh" "$PAHOLE_FETCH"
 "$here/fetch.sh" "arch-$ARCH"
 dir=$CACHE/linux-$ARCH
 VMLINUX=$dir/vmlinux
@@ -50,7 +50,7 @@ compare() {
 	if cmp -s "$2" "$3"; then
 		tally_ok "$1"
 	else
-		tally_fail "$1: differs from pahole 1.30"
+		tally_fail "$1: differs from pahole $PAHOLE_RELEASE"
 		"$BTFDIFF" ${4:+--base "$4"} "$2" "$3" || true
 	fi
 }
@@ -70,7 +70,7 @@ shipped_btf() {
 ref=$WORKDIR/vmlinux-ref.btf
 # shellcheck disable=SC2086
 "$PAHOLE" -J -j2 $flags --btf_encode_detached="$ref" "$VMLINUX"
-[ -s "$ref" ] || { echo "FAIL (setup): pahole 1.30 wrote no $ref"; exit 1; }
+[ -s "$ref" ] || { echo "FAIL (setup): pahole $PAHOLE_RELEASE wrote no $ref"; exit 1; }
 if shipped_btf "$VMLINUX" "$WORKDIR/vmlinux-shipped.btf"; then
 	BASE=$VMLINUX
 else
@@ -78,7 +78,7 @@ else
 fi
 if [ "$MODE" = sample ]; then
 	if [ -n "$shipped_by_130" ] && [ "$BASE" = "$VMLINUX" ]; then
-		compare "vmlinux: pahole 1.30 gives Debian's shipped .BTF" \
+		compare "vmlinux: pahole $PAHOLE_RELEASE gives Debian's shipped .BTF" \
 			"$WORKDIR/vmlinux-shipped.btf" "$ref"
 	fi
 	for opt in -j1 -j2 -j3 --exact; do
@@ -124,7 +124,7 @@ if [ "$MODE" = sample ]; then
 	if ! LLVM_OBJCOPY=llvm-objcopy "$D2B" -J -j2 $flags --btf_base "$BASE" "$WORKDIR/out.ko"; then
 		tally_fail "in place vfat: dwarf2btf failed"
 	elif cmp -s "$WORKDIR/ref.ko" "$WORKDIR/out.ko"; then
-		tally_ok "in place vfat: identical to pahole 1.30's file"
+		tally_ok "in place vfat: identical to pahole $PAHOLE_RELEASE's file"
 	else
 		tally_fail "in place vfat: files differ"
 	fi

@@ -8,6 +8,8 @@ set -uo pipefail
 
 D2B=$1
 here=$(cd "$(dirname "$0")" && pwd)
+# the default release: the selection is tested below
+unset DWARF2BTF_PAHOLE_VERSION
 # shellcheck source=tests/lib.sh
 . "$here/lib.sh"
 work=$(mktemp -d)
@@ -42,6 +44,27 @@ expect_eq "man page footer" "$(sed -n 's/^\.TH [^"]*"[^"]*" "\([^"]*\)".*/\1/p' 
 # (compared with pahole 1.30's own list in tests/fixtures.sh)
 expect_eq "--supported_btf_features" "$("$D2B" --supported_btf_features)" \
 	"encode_force,var,float,decl_tag,type_tag,enum64,optimized_func,consistent_func,decl_tag_kfuncs,reproducible_build,global_var"
+
+# the release reproduced: $DWARF2BTF_PAHOLE_VERSION, then --pahole_version
+# (read before every other option, wherever it is), the last one given
+expect_eq "env 1.32: --version" "$(DWARF2BTF_PAHOLE_VERSION=1.32 "$D2B" --version)" "v1.32"
+expect_eq "--pahole_version=1.32 --numeric_version" \
+	"$("$D2B" --pahole_version=1.32 --numeric_version)" "132"
+expect_eq "--version --pahole_version 1.32" "$("$D2B" --version --pahole_version 1.32)" "v1.32"
+expect_eq "the option over the env" \
+	"$(DWARF2BTF_PAHOLE_VERSION=1.32 "$D2B" --pahole_version=1.30 --version)" "v1.30"
+expect_eq "env 1.32: --help header" "$(DWARF2BTF_PAHOLE_VERSION=1.32 "$D2B" --help | head -1)" \
+	"dwarf2btf $version, reproducing pahole v1.32"
+expect_eq "empty env: the default" "$(DWARF2BTF_PAHOLE_VERSION= "$D2B" --numeric_version)" "130"
+expect_error "env 1.31" "unknown pahole release '1.31' in \$DWARF2BTF_PAHOLE_VERSION (1.30 or 1.32)" \
+	env DWARF2BTF_PAHOLE_VERSION=1.31 "$D2B" --version
+expect_error "--pahole_version=v1.32" "unknown pahole release 'v1.32' in --pahole_version" \
+	"$D2B" --pahole_version=v1.32 --version
+expect_error "--pahole_version without its value" "option '--pahole_version' needs a value" \
+	"$D2B" -J --pahole_version
+# a feature a release does not have is an unknown name
+expect_error "1.30: true_signature is unknown" "unknown BTF feature 'true_signature'" \
+	"$D2B" -J --btf_features_strict=true_signature --btf_encode_detached="$work/o0.btf" /bin/true
 
 # a small input
 cat >"$work/prog.c" <<'C'

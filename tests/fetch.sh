@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # fetch.sh - fetch and cache the reference tools and real inputs the tests use.
 #
-# Usage: tests/fetch.sh deps|pahole130|pahole124|kernel61|kernel612|kernel72|modules61|modules612|modules72|moduletree72|boot61|boot72|ccsid|cross|arch-ARCH|arches|all
+# Usage: tests/fetch.sh deps|pahole130|pahole132|pahole124|kernel61|kernel612|kernel72|modules61|modules612|modules72|moduletree72|boot61|boot72|ccsid|cross|arch-ARCH|arches|all
 #
 # Everything is cached under $DWARF2BTF_CACHE (default /var/cache/dwarf2btf),
 # so a second run costs nothing; a kernel's debug package is kept there too
@@ -11,6 +11,8 @@
 #   deps       build and test dependencies from Debian 12 (bookworm)
 #   pahole130  pahole 1.30 and its libraries from Debian trixie, unpacked into
 #              $CACHE/pahole-1.30 and run through its own ld.so (bin/pahole130)
+#   pahole132  pahole 1.32 (with libdwarves1 and libbpf 1.7) from Debian sid,
+#              unpacked into $CACHE/pahole-1.32 and run the same way (bin/pahole132)
 #   pahole124  bookworm's pahole 1.24, unpacked into $CACHE/pahole-1.24
 #   kernel61   vmlinux of the newest bookworm 6.1 cloud kernel
 #   kernel612  vmlinux of the newest bookworm-security 6.12 (+deb12) cloud kernel
@@ -155,6 +157,19 @@ pahole130() {
 		liblzma5 libbz2-1.0 libzstd1
 	write_wrapper "$dir" pahole130
 	[ "$("$dir/bin/pahole130" --version)" = v1.30 ] || { log "pahole 1.30 does not run"; exit 1; }
+}
+
+pahole132() {
+	local dir=$CACHE/pahole-1.32
+	if [ -x "$dir/bin/pahole132" ] && [ "$("$dir/bin/pahole132" --version)" = v1.32 ]; then
+		return 0
+	fi
+	log "fetching pahole 1.32 from sid"
+	sid_source
+	unpack_debs "$dir" sid pahole libdwarves1 libc6 libdw1t64 libelf1t64 libbpf1 zlib1g \
+		liblzma5 libbz2-1.0 libzstd1
+	write_wrapper "$dir" pahole132
+	[ "$("$dir/bin/pahole132" --version)" = v1.32 ] || { log "pahole 1.32 does not run"; exit 1; }
 }
 
 pahole124() {
@@ -438,10 +453,10 @@ boot72() {
 	boot_image linux-7.2 'usr/lib/modules/*' "linux-binary-$abi" "linux-base-$abi"
 }
 
-usage="deps|pahole130|pahole124|kernel61|kernel612|kernel72|modules61|modules612|modules72|moduletree72|boot61|boot72|ccsid|cross|arch-ARCH|arches|all"
+usage="deps|pahole130|pahole132|pahole124|kernel61|kernel612|kernel72|modules61|modules612|modules72|moduletree72|boot61|boot72|ccsid|cross|arch-ARCH|arches|all"
 case ${1:-all} in
-deps | pahole130 | pahole124 | kernel61 | kernel612 | kernel72 | modules61 | modules612 | modules72 | moduletree72 | boot61 | boot72 | ccsid | cross | arches) "$1" ;;
+deps | pahole130 | pahole132 | pahole124 | kernel61 | kernel612 | kernel72 | modules61 | modules612 | modules72 | moduletree72 | boot61 | boot72 | ccsid | cross | arches) "$1" ;;
 arch-*) arch_kernel "${1#arch-}" ;;
-all) deps; pahole130; pahole124; kernel61; kernel612; kernel72; modules61; modules612; modules72; boot61; boot72; ccsid; cross; arches ;;
+all) deps; pahole130; pahole132; pahole124; kernel61; kernel612; kernel72; modules61; modules612; modules72; boot61; boot72; ccsid; cross; arches ;;
 *) echo "usage: $0 $usage" >&2; exit 2 ;;
 esac

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# fixtures.sh - differential test of dwarf2btf against pahole 1.30 on the
+# fixtures.sh - differential test of dwarf2btf against pahole 1.30 (or
+# $DWARF2BTF_PAHOLE_VERSION: tests/lib.sh) on the
 # fixture program in tests/fixtures/.
 #
 # Usage: tests/fixtures.sh DWARF2BTF BTFDIFF WORKDIR CC OPT DWARFVER [VARIANT]
@@ -53,7 +54,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 fixdir=$here/fixtures
 
-"$here/fetch.sh" pahole130
+"$here/fetch.sh" "$PAHOLE_FETCH"
 [ -x "$PAHOLE" ] || { echo "fixtures.sh: $PAHOLE not found" >&2; exit 1; }
 # the newest compilers Debian has, from sid (tests/fetch.sh ccsid)
 rm -rf "$WORKDIR"
@@ -204,11 +205,11 @@ for set in $sets; do
 
 	echo "+ $(shquote "$PAHOLE" -J ${flags[@]+"${flags[@]}"} --btf_encode_detached="$ref" "$refinput")"
 	if ! "$PAHOLE" -J ${flags[@]+"${flags[@]}"} --btf_encode_detached="$ref" "$refinput"; then
-		echo "fixtures.sh: FAIL (setup): pahole 1.30 failed on set $set" >&2
+		echo "fixtures.sh: FAIL (setup): pahole $PAHOLE_RELEASE failed on set $set" >&2
 		exit 1
 	fi
 	if [ ! -s "$ref" ]; then
-		echo "fixtures.sh: FAIL (setup): pahole 1.30 produced no BTF for set $set ($ref)" >&2
+		echo "fixtures.sh: FAIL (setup): pahole $PAHOLE_RELEASE produced no BTF for set $set ($ref)" >&2
 		exit 1
 	fi
 
@@ -244,7 +245,7 @@ done
 # tested nothing: pahole's BTF with it differs from the 6.12 set's.
 if [ -e "$WORKDIR/ref-langexclude.btf" ]; then
 	if cmp -s "$WORKDIR/ref-612.btf" "$WORKDIR/ref-langexclude.btf"; then
-		tally_fail "--lang_exclude=rust,c89: pahole 1.30 left nothing out (c89.c not DW_LANG_C89?)"
+		tally_fail "--lang_exclude=rust,c89: pahole $PAHOLE_RELEASE left nothing out (c89.c not DW_LANG_C89?)"
 	else
 		tally_ok "--lang_exclude=rust,c89 leaves a unit out"
 	fi
@@ -278,7 +279,7 @@ for objcopy in ${objcopies[@]+"${objcopies[@]}"}; do
 	cp "$WORKDIR/fixture" "$out"
 	for step in add replace; do
 		if ! LLVM_OBJCOPY=$objcopy "$PAHOLE" -J "${flags[@]}" "$ref"; then
-			echo "fixtures.sh: FAIL (setup): pahole 1.30 -J in place failed" >&2
+			echo "fixtures.sh: FAIL (setup): pahole $PAHOLE_RELEASE -J in place failed" >&2
 			exit 1
 		fi
 		rc=0

@@ -61,7 +61,7 @@ expect_flags() {
 	[ -n "$2" ] || die "no PAHOLE_FLAGS"
 }
 
-"$here/fetch.sh" pahole130 || die "fetch.sh pahole130"
+"$here/fetch.sh" "$PAHOLE_FETCH" || die "fetch.sh $PAHOLE_FETCH"
 "$here/fetch.sh" "modules${KVER/./}" || die "fetch.sh modules${KVER/./}"
 KDIR=$CACHE/linux-$KVER
 VMLINUX=$KDIR/vmlinux

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# kernel.sh - byte comparison against pahole 1.30 on a real Debian kernel.
+# kernel.sh - byte comparison against pahole 1.30 (or
+# $DWARF2BTF_PAHOLE_VERSION: tests/lib.sh) on a real Debian kernel.
 #
 # Usage: tests/kernel.sh DWARF2BTF BTFDIFF WORKDIR 6.1|6.12|7.2
 #
@@ -22,7 +23,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=tests/lib.sh
 . "$here/lib.sh"
 
-"$here/fetch.sh" pahole130
+"$here/fetch.sh" "$PAHOLE_FETCH"
 "$here/fetch.sh" "kernel${KVER/./}"
 VMLINUX=$CACHE/linux-$KVER/vmlinux
 echo "kernel: $(cat "$CACHE/linux-$KVER/package")"
@@ -45,7 +46,7 @@ for set in "${sets[@]}"; do
 	ref=$WORKDIR/ref-$name.btf
 	# shellcheck disable=SC2086
 	"$PAHOLE" -J -j2 $flags --btf_encode_detached="$ref" "$VMLINUX"
-	[ -s "$ref" ] || { echo "FAIL (setup): pahole 1.30 wrote no $ref"; exit 1; }
+	[ -s "$ref" ] || { echo "FAIL (setup): pahole $PAHOLE_RELEASE wrote no $ref"; exit 1; }
 	i=0
 	for j in ${KERNEL_JOBS:-1 2 3 8 2} exact; do
 		i=$((i + 1))
@@ -60,10 +61,10 @@ for set in "${sets[@]}"; do
 		fi
 		ms=$((($(date +%s%N) - start) / 1000000))
 		if cmp "$ref" "$out"; then
-			tally_ok "$name $opt: identical to pahole 1.30 ($(stat -c %s "$out") bytes, ${ms} ms)"
+			tally_ok "$name $opt: identical to pahole $PAHOLE_RELEASE ($(stat -c %s "$out") bytes, ${ms} ms)"
 			rm -f "$out"
 		else
-			tally_fail "$name $opt: differs from pahole 1.30"
+			tally_fail "$name $opt: differs from pahole $PAHOLE_RELEASE"
 			"$BTFDIFF" "$ref" "$out" || true
 		fi
 	done
@@ -87,7 +88,7 @@ if [ "$KVER" = 6.1 ] && [ "${KERNEL_INPLACE:-1}" = 1 ]; then
 		if ! LLVM_OBJCOPY=objcopy "$D2B" -J -j2 $flags "$out"; then
 			tally_fail "in place ($step): dwarf2btf failed"
 		elif cmp "$ref" "$out"; then
-			tally_ok "in place ($step): identical to pahole 1.30's file"
+			tally_ok "in place ($step): identical to pahole $PAHOLE_RELEASE's file"
 		else
 			tally_fail "in place ($step): files differ"
 		fi

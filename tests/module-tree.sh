@@ -20,7 +20,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=tests/lib.sh
 . "$here/lib.sh"
 
-"$here/fetch.sh" pahole130
+"$here/fetch.sh" "$PAHOLE_FETCH"
 "$here/fetch.sh" moduletree72
 BASE=$CACHE/linux-7.2/vmlinux
 MODDIR=$CACHE/linux-7.2/module-tree

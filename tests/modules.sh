@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# modules.sh - split BTF of real kernel modules against pahole 1.30.
+# modules.sh - split BTF of real kernel modules against pahole 1.30 (or
+# $DWARF2BTF_PAHOLE_VERSION: tests/lib.sh).
 #
 # Usage: tests/modules.sh DWARF2BTF BTFDIFF WORKDIR 6.1|6.12|7.2
 #
@@ -19,7 +20,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=tests/lib.sh
 . "$here/lib.sh"
 
-"$here/fetch.sh" pahole130
+"$here/fetch.sh" "$PAHOLE_FETCH"
 "$here/fetch.sh" "modules${KVER/./}"
 BASE=$CACHE/linux-$KVER/vmlinux
 MODDIR=$CACHE/linux-$KVER/modules
