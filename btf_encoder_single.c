@@ -103,6 +103,7 @@ struct func_state {
 	uint32_t ret_type;
 	uint32_t first_param, nr_params; /* into enc->params */
 	uint32_t first_annot, nr_annots; /* into enc->annots */
+	uint64_t addr; /* its DW_AT_low_pc */
 	bool unexpected_reg;
 };
 
@@ -1138,6 +1139,7 @@ static int func_save(struct btf_encoder *enc, const struct cu *cu, const struct 
 		.nr_params = fn->nr_params,
 		.first_annot = enc->nr_annots,
 		.nr_annots = fn->nr_annots,
+		.addr = fn->addr,
 		.unexpected_reg = fn->unexpected_reg,
 	};
 	for (i = 0; i < fn->nr_params; i++) {
@@ -1470,10 +1472,11 @@ static bool names_equal(const struct btf *btf, const struct btf_type *a, const s
  * equal ids match; then void matches only void; then, where the kinds
  * differ, one CONST is dropped (@a's first) and the walk goes on. So
  * "const volatile void *" and "volatile const void *" do not match: after
- * the pointers and one const each, "const void" meets "void". The
- * FUNC_PROTO quirk is kept too.
+ * the pointers and one const each, "const void" meets "void". 1.30 compares
+ * two FUNC_PROTOs' return types and not their parameters; 1.32 (@params)
+ * compares both.
  */
-static bool types_match(const struct btf *btf, uint32_t a, uint32_t b)
+static bool types_match(const struct btf *btf, uint32_t a, uint32_t b, bool params)
 {
 	int depth;
 
@@ -1526,13 +1529,25 @@ static bool types_match(const struct btf *btf, uint32_t a, uint32_t b)
 			a = btf_array(ta)->type;
 			b = btf_array(tb)->type;
 			continue;
-		case BTF_KIND_FUNC_PROTO:
+		case BTF_KIND_FUNC_PROTO: {
+			const struct btf_param *pa = btf_params(ta), *pb = btf_params(tb);
+			uint16_t i, vlen = btf_vlen(ta);
+
 			/* v1.30 compares the return types in place of the parameters */
-			if (btf_vlen(ta) != btf_vlen(tb))
+			if (vlen != btf_vlen(tb))
 				return false;
-			a = ta->type;
-			b = tb->type;
-			continue;
+			if (!params) {
+				a = ta->type;
+				b = tb->type;
+				continue;
+			}
+			if (!types_match(btf, ta->type, tb->type, params))
+				return false;
+			for (i = 0; i < vlen; i++)
+				if (!types_match(btf, pa[i].type, pb[i].type, params))
+					return false;
+			return true;
+		}
 		default:
 			return false;
 		}
@@ -1543,13 +1558,15 @@ static bool types_match(const struct btf *btf, uint32_t a, uint32_t b)
 static bool funcs_match(const struct btf_encoder *enc, const struct func_state *a,
 			const struct func_state *b)
 {
+	bool params = enc->conf->pahole >= 132; /* see types_match */
 	uint32_t i;
 
-	if (a->nr_params != b->nr_params || !types_match(enc->btf, a->ret_type, b->ret_type))
+	if (a->nr_params != b->nr_params ||
+	    !types_match(enc->btf, a->ret_type, b->ret_type, params))
 		return false;
 	for (i = 0; i < a->nr_params; i++)
 		if (!types_match(enc->btf, enc->params[a->first_param + i].type,
-				 enc->params[b->first_param + i].type))
+				 enc->params[b->first_param + i].type, params))
 			return false;
 	return true;
 }
@@ -1701,6 +1718,21 @@ static int emit_func(struct btf_encoder *enc, struct proto_table *protos,
 	return 0;
 }
 
+/*
+ * pahole 1.32: of @n instances of one function, the one to encode: the
+ * first whose address is one of its symbols' (the definition the linker
+ * kept: a weak one elsewhere has another address), else the first.
+ */
+static const struct func_state *canonical_func(const struct func_state *first, uint32_t n)
+{
+	uint32_t i;
+
+	for (i = 0; i < n; i++)
+		if (elf_function__has_addr(first->elf, first[i].addr))
+			return &first[i];
+	return first;
+}
+
 static int emit_saved_funcs(struct btf_encoder *enc)
 {
 	struct proto_table protos = { 0 };
@@ -1718,8 +1750,15 @@ static int emit_saved_funcs(struct btf_encoder *enc)
 			if (!inconsistent && !funcs_match(enc, first, &enc->funcs[j]))
 				inconsistent = true;
 		}
-		if (enc->conf->skip_inconsistent_proto && (unexpected || inconsistent))
+		if (enc->conf->pahole >= 132) {
+			/* 1.32: unexpected registers and ambiguous addresses always */
+			if (unexpected || first->elf->ambiguous_addr ||
+			    (enc->conf->skip_inconsistent_proto && inconsistent))
+				continue;
+			first = canonical_func(first, j - i);
+		} else if (enc->conf->skip_inconsistent_proto && (unexpected || inconsistent)) {
 			continue;
+		}
 		err = emit_func(enc, enc->conf->exact ? NULL : &protos, first);
 		if (err)
 			break;

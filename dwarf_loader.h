@@ -112,6 +112,7 @@ struct cu_func {
 	 * the name up to a '.' suffix if by_prefix; NULL if none or not tried */
 	bool by_prefix;
 	struct elf_function *elf;
+	uint64_t addr; /* DW_AT_low_pc, 0 if none */
 	uint64_t die_off;
 };
 

@@ -628,6 +628,26 @@ int dr_attr__sdata(const struct dr_cu *cu, const struct dr_attr *a, int64_t *v)
 	return r.bad ? -EINVAL : 0;
 }
 
+int dr_attr__addr(const struct dr_cu *cu, const struct dr_attr *a, uint64_t *v)
+{
+	struct rd r = attr_rd(cu, a);
+	uint64_t idx;
+
+	switch (a->form) {
+	case DW_FORM_addr:
+		*v = rd_fixed(&r, cu->unit->addr_size);
+		return r.bad ? -EINVAL : 0;
+	case DW_FORM_addrx1: idx = rd_fixed(&r, 1); break;
+	case DW_FORM_addrx2: idx = rd_fixed(&r, 2); break;
+	case DW_FORM_addrx3: idx = rd_fixed(&r, 3); break;
+	case DW_FORM_addrx4: idx = rd_fixed(&r, 4); break;
+	case DW_FORM_addrx:
+	case DW_FORM_GNU_addr_index: idx = rd_uleb(&r); break;
+	default: return -EINVAL;
+	}
+	return r.bad ? -EINVAL : dr_cu__addrx(cu, idx, v);
+}
+
 bool dr_attr__flag(const struct dr_attr *a)
 {
 	if (a->form == DW_FORM_flag_present)

@@ -190,6 +190,8 @@ struct dr_cu *dr_cu__of(struct dr_cu *cu, uint64_t off);
 /* attribute values, with libdw's dwarf_form*() semantics; 0 or -EINVAL */
 static inline int dr_attr__udata(const struct dr_cu *cu, const struct dr_attr *a, uint64_t *v);
 int dr_attr__sdata(const struct dr_cu *cu, const struct dr_attr *a, int64_t *v);
+/* an address: DW_FORM_addr, or an index into .debug_addr (DW_FORM_addrx*) */
+int dr_attr__addr(const struct dr_cu *cu, const struct dr_attr *a, uint64_t *v);
 bool dr_attr__flag(const struct dr_attr *a);
 static inline const char *dr_attr__string(const struct dr_cu *cu, const struct dr_attr *a);
 /* DW_FORM_ref* and DW_FORM_ref_addr: the referenced .debug_info offset */

@@ -27,6 +27,10 @@
  * prefix lengths are equal), so a hash set of those strings answers "none"
  * without a probe; the others search as pahole does.
  *
+ * For pahole 1.32 the table is then grouped by name up to the first '.'
+ * (symtab_group): every symbol of a name is one function, in strcmp order
+ * of the names, which is also elf_function__cmp's and the ranks' order.
+ *
  * STT_OBJECT symbols go into a hash set of (name, section) for the check
  * pahole makes on variables at section offset 0.
  *
@@ -55,10 +59,13 @@ struct object_sym {
 
 struct elf_symtab {
 	int fd;
+	unsigned int pahole; /* the release reproduced (conf->pahole) */
 	Elf *elf;
 	bool big_endian;
 	struct elf_function *funcs;
 	uint32_t nr_funcs, cap_funcs;
+	uint64_t *sym_addrs; /* while reading: each function symbol's address */
+	uint32_t cap_sym_addrs;
 	bool ranked; /* see symtab_rank */
 	size_t suffix_cnt;
 	struct elf_section *secs;
@@ -286,6 +293,116 @@ static int symtab_add_object(struct elf_symtab *es, const char *name, int shndx)
 	return 0;
 }
 
+/* a symbol name's part after its first '.' names a piece, not a function */
+static bool piece_suffix(const struct elf_function *fn)
+{
+	const char *suffix = fn->name + fn->prefixlen;
+
+	return *suffix && (strstr(suffix, ".cold") || strstr(suffix, ".part"));
+}
+
+/* by name up to the first '.' (strcmp on those names), then symbol order */
+static int base_name_cmp(const void *a, const void *b)
+{
+	const struct elf_function *x = a, *y = b;
+	size_t n = x->prefixlen < y->prefixlen ? x->prefixlen : y->prefixlen;
+	int c = memcmp(x->name, y->name, n);
+
+	if (c)
+		return c;
+	if (x->prefixlen != y->prefixlen)
+		return x->prefixlen < y->prefixlen ? -1 : 1;
+	return x->rank < y->rank ? -1 : x->rank > y->rank;
+}
+
+/*
+ * pahole 1.32's ambiguity test, to the letter: a nonzero address that
+ * differs from the last one seen, where an address of 0 counts as none
+ * seen. (So 0 then A is not ambiguous, A then 0 is.)
+ */
+static bool addrs_ambiguous(const uint64_t *addrs, uint32_t n)
+{
+	uint64_t addr = 0;
+	uint32_t i;
+
+	for (i = 0; i < n; i++) {
+		if (addr && addr != addrs[i])
+			return true;
+		addr = addrs[i];
+	}
+	return false;
+}
+
+/*
+ * pahole 1.32's table (see the top): one function per name up to the
+ * first '.', with its symbols' addresses. pahole tests a name for
+ * ambiguous addresses when the next name starts, so the last name never
+ * is; so here.
+ */
+static int symtab_group(struct elf_symtab *es)
+{
+	struct elf_function *groups;
+	uint32_t i, j, n = 0, nr = 0;
+	int err;
+
+	for (i = 0; i < es->nr_funcs; i++) {
+		es->funcs[i].addrs = &es->sym_addrs[es->funcs[i].rank];
+		if (!piece_suffix(&es->funcs[i]))
+			es->funcs[n++] = es->funcs[i];
+	}
+	err = msort(es->funcs, n, sizeof(*es->funcs), base_name_cmp);
+	groups = calloc(n ? n : 1, sizeof(*groups));
+	if (err || !groups) {
+		free(groups);
+		return err ? err : -ENOMEM;
+	}
+	for (i = 0; i < n; i = j) {
+		struct elf_function *g = &groups[nr];
+		char *name = strndup(es->funcs[i].name, es->funcs[i].prefixlen);
+
+		for (j = i + 1; j < n && !memcmp(es->funcs[i].name, es->funcs[j].name,
+						  es->funcs[i].prefixlen) &&
+				es->funcs[i].prefixlen == es->funcs[j].prefixlen;
+		     j++)
+			;
+		g->addrs = malloc((j - i) * sizeof(*g->addrs));
+		if (!name || !g->addrs) {
+			free(name);
+			free(g->addrs);
+			g->addrs = NULL;
+			free(es->funcs);
+			es->funcs = groups; /* (elf_symtab__free frees the groups so far) */
+			es->nr_funcs = nr;
+			return -ENOMEM;
+		}
+		g->name = g->name_owned = name;
+		g->prefixlen = es->funcs[i].prefixlen;
+		g->key = name_key(name, g->prefixlen);
+		g->rank = nr;
+		for (g->nr_addrs = 0; g->nr_addrs < j - i; g->nr_addrs++)
+			g->addrs[g->nr_addrs] = *es->funcs[i + g->nr_addrs].addrs;
+		g->ambiguous_addr = j < n && addrs_ambiguous(g->addrs, g->nr_addrs);
+		nr++;
+	}
+	free(es->funcs);
+	es->funcs = groups;
+	es->nr_funcs = nr;
+	es->cap_funcs = n;
+	es->suffix_cnt = 0; /* names have no '.' left: no prefix look-ups */
+	es->ranked = true;
+	return 0;
+}
+
+bool elf_function__has_addr(const struct elf_function *fn, uint64_t addr)
+{
+	uint32_t i;
+
+	for (i = 0; i < fn->nr_addrs; i++)
+		if (fn->addrs[i] == addr)
+			return true;
+	return false;
+}
+
 static int symtab_read_symbols(struct elf_symtab *es, Elf_Scn *scn, GElf_Shdr *sh)
 {
 	Elf_Data *data = elf_getdata(scn, NULL), *xdata = NULL;
@@ -340,13 +457,26 @@ static int symtab_read_symbols(struct elf_symtab *es, Elf_Scn *scn, GElf_Shdr *s
 		es->funcs[es->nr_funcs] = (struct elf_function){
 			.name = name,
 			.prefixlen = (uint32_t)(dot ? (size_t)(dot - name) : len),
+			.rank = (uint32_t)es->nr_funcs, /* symbol order, for symtab_group */
 		};
+		if (d2b_grow(&es->sym_addrs, &es->cap_sym_addrs, es->nr_funcs + 1,
+			     sizeof(*es->sym_addrs)))
+			return -ENOMEM;
+		es->sym_addrs[es->nr_funcs] = sym.st_value;
 		es->funcs[es->nr_funcs].key = name_key(name, es->funcs[es->nr_funcs].prefixlen);
 		es->ranked = es->ranked && name_rankable(name);
 		es->nr_funcs++;
 	}
 	if (es->nr_funcs >= 1u << 28) /* (the name set's size stays a uint32_t) */
 		return -E2BIG;
+	if (es->pahole >= 132) {
+		err = symtab_group(es);
+		free(es->sym_addrs);
+		es->sym_addrs = NULL;
+		return err ? err : symtab_index_names(es);
+	}
+	free(es->sym_addrs);
+	es->sym_addrs = NULL;
 	err = msort(es->funcs, es->nr_funcs, sizeof(*es->funcs),
 		    es->ranked ? functions_key_cmp : functions_cmp);
 	if (err)
@@ -493,6 +623,7 @@ struct elf_symtab *elf_symtab__new(const char *path, const struct d2b_conf *conf
 		return NULL;
 	}
 	es->fd = -1;
+	es->pahole = conf->pahole;
 	elf_version(EV_CURRENT);
 	es->fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (es->fd < 0) {
@@ -543,9 +674,13 @@ void elf_symtab__free(struct elf_symtab *es)
 
 	if (!es)
 		return;
-	for (i = 0; i < es->nr_funcs; i++)
+	for (i = 0; i < es->nr_funcs; i++) {
 		free((char *)es->funcs[i].alias);
+		free(es->funcs[i].name_owned);
+		free(es->funcs[i].addrs);
+	}
 	free(es->funcs);
+	free(es->sym_addrs);
 	free(es->secs);
 	free(es->objs);
 	free(es->names);

@@ -19,9 +19,19 @@
 struct d2b_conf;
 struct elf_symtab;
 
+/*
+ * A function of the ELF: pahole 1.30's are its STT_FUNC symbols, one each;
+ * pahole 1.32's are their names up to the first '.', each with the
+ * addresses of every symbol of that name (".cold" and ".part" pieces left
+ * out).
+ */
 struct elf_function {
 	const char *name;
-	const char *alias; /* DWARF name of a prefix (".isra.0") match */
+	const char *alias; /* DWARF name of a prefix (".isra.0") match (1.30) */
+	char *name_owned; /* 1.32: the name, allocated */
+	uint64_t *addrs; /* 1.32: its symbols' addresses, in symbol order */
+	uint32_t nr_addrs;
+	bool ambiguous_addr; /* 1.32: its symbols have more than one address */
 	uint64_t key; /* the name's first 8 bytes before any '.', big-endian, 0-padded */
 	uint32_t prefixlen; /* length up to the first '.' */
 	uint32_t rank; /* if elf_symtab__ranked(): its place in elf_function__cmp's order */
@@ -43,6 +53,8 @@ struct elf_symtab *elf_symtab__new(const char *path, const struct d2b_conf *conf
 void elf_symtab__free(struct elf_symtab *es);
 
 size_t elf_symtab__nr_functions(const struct elf_symtab *es);
+/* has @fn a symbol at @addr (1.32) */
+bool elf_function__has_addr(const struct elf_function *fn, uint64_t addr);
 /* any function symbol name contains a '.' */
 bool elf_symtab__has_suffixes(const struct elf_symtab *es);
 /*

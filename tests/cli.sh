@@ -106,6 +106,12 @@ expect_error "non-ELF input" "$work/text: not an ELF file" \
 	"$D2B" -J --btf_encode_detached="$work/o2.btf" "$work/text"
 gcc -O0 -o "$work/nodebug" "$work/prog.c"
 expect_error "no DWARF" "no DWARF" "$D2B" -J --btf_encode_detached="$work/o3.btf" "$work/nodebug"
+# pahole 1.32: nothing to encode, no error, no file; in place, the input as it was
+if DWARF2BTF_PAHOLE_VERSION=1.32 "$D2B" -J --btf_encode_detached="$work/o3.btf" "$work/nodebug" &&
+	[ ! -e "$work/o3.btf" ]; then tally_ok; else tally_fail "1.32, no DWARF: not exit 0 without a file"; fi
+cp "$work/nodebug" "$work/nodebug.orig"
+if DWARF2BTF_PAHOLE_VERSION=1.32 "$D2B" -J "$work/nodebug" && cmp -s "$work/nodebug" "$work/nodebug.orig"
+then tally_ok; else tally_fail "1.32, no DWARF, in place: not exit 0 with the input as it was"; fi
 expect_error "strict features" "unknown BTF feature 'bogus'" \
 	"$D2B" -J --btf_features_strict=bogus --btf_encode_detached="$work/o4.btf" "$work/prog"
 expect_error "bad -j" "invalid -j" "$D2B" -J -jx --btf_encode_detached="$work/o5.btf" "$work/prog"
