@@ -105,6 +105,7 @@ struct func_state {
 	uint32_t first_annot, nr_annots; /* into enc->annots */
 	uint64_t addr; /* its DW_AT_low_pc */
 	bool unexpected_reg;
+	bool optimized_parms, reordered_parm, signature_changed; /* pahole 1.32 */
 };
 
 /* a FUNC_PROTO that emit_func added: the function that has it, its id */
@@ -1141,6 +1142,9 @@ static int func_save(struct btf_encoder *enc, const struct cu *cu, const struct 
 		.nr_annots = fn->nr_annots,
 		.addr = fn->addr,
 		.unexpected_reg = fn->unexpected_reg,
+		.optimized_parms = fn->optimized_parms,
+		.reordered_parm = fn->reordered_parm,
+		.signature_changed = fn->signature_changed,
 	};
 	for (i = 0; i < fn->nr_params; i++) {
 		const struct cu_param *p = &cu->params[fn->first_param + i];
@@ -1686,11 +1690,28 @@ static int func_proto(struct btf_encoder *enc, struct proto_table *t, const stru
 	return proto;
 }
 
-/* @st's FUNC and its decl tags; its FUNC_PROTO shared through @protos, or (NULL) its own */
+/* a kfunc's "bpf_kfunc" and "bpf_fastcall" decl tags on FUNC @id */
+static int kfunc_tags(struct btf_encoder *enc, const struct func_state *st, int id)
+{
+	int err;
+
+	if (!st->elf->kfunc || enc->conf->skip_decl_tag)
+		return 0;
+	err = btf__add_decl_tag(enc->btf, "bpf_kfunc", id, -1);
+	if (err >= 0 && (st->elf->kfunc_flags & KF_FASTCALL))
+		err = btf__add_decl_tag(enc->btf, "bpf_fastcall", id, -1);
+	return err < 0 ? err : 0;
+}
+
+/*
+ * @st's FUNC and its decl tags (1.30: the kfunc tags first; 1.32: last);
+ * its FUNC_PROTO shared through @protos, or (NULL) its own
+ */
 static int emit_func(struct btf_encoder *enc, struct proto_table *protos,
 		     const struct func_state *st)
 {
 	const char *name = st->elf->alias ? st->elf->alias : st->elf->name;
+	bool kfunc_tags_last = enc->conf->pahole >= 132;
 	uint32_t i;
 	int proto, id, err;
 
@@ -1701,13 +1722,8 @@ static int emit_func(struct btf_encoder *enc, struct proto_table *protos,
 	if (id < 0)
 		return id;
 	enc->stats.nr_funcs++;
-	if (st->elf->kfunc && !enc->conf->skip_decl_tag) {
-		err = btf__add_decl_tag(enc->btf, "bpf_kfunc", id, -1);
-		if (err >= 0 && (st->elf->kfunc_flags & KF_FASTCALL))
-			err = btf__add_decl_tag(enc->btf, "bpf_fastcall", id, -1);
-		if (err < 0)
-			return err;
-	}
+	if (!kfunc_tags_last && (err = kfunc_tags(enc, st, id)))
+		return err;
 	for (i = 0; i < st->nr_annots; i++) {
 		const struct saved_annot *an = &enc->annots[st->first_annot + i];
 
@@ -1715,22 +1731,95 @@ static int emit_func(struct btf_encoder *enc, struct proto_table *protos,
 		if (err < 0)
 			return err;
 	}
+	return kfunc_tags_last ? kfunc_tags(enc, st, id) : 0;
+}
+
+/*
+ * pahole 1.32's attributes feature: a pointer into a BPF arena becomes
+ * PTR -> TYPE_TAG "address_space(1)" -> the pointee, the TYPE_TAG with
+ * kind_flag 1 (an attribute, not a btf_type_tag). libbpf 1.1 has no call
+ * for that (btf__add_type_attr is 1.6): the flag is set on the type just
+ * added. btf__dedup hashes and compares a TYPE_TAG's info word, kind_flag
+ * included, so it stays apart from a plain tag of the same name.
+ */
+static int arena_ptr(struct btf_encoder *enc, const char *kfunc, uint32_t *type)
+{
+	const struct btf_type *t = btf__type_by_id(enc->btf, *type);
+	uint32_t pointee;
+	int tag, ptr;
+
+	if (!t || !btf_is_ptr(t)) {
+		pr_warn("%s: kfunc %s: an arena pointer that is no pointer (type %u)\n",
+			enc->path, kfunc, *type);
+		return -EINVAL;
+	}
+	pointee = t->type;
+	tag = btf__add_type_tag(enc->btf, "address_space(1)", (int)pointee);
+	if (tag < 0)
+		return tag;
+	btf_type_mut(enc->btf, tag)->info |= 1u << 31;
+	ptr = btf__add_ptr(enc->btf, tag);
+	if (ptr < 0)
+		return ptr;
+	*type = (uint32_t)ptr;
 	return 0;
+}
+
+/* a kfunc's arena pointers (KF_ARENA_*), as pahole 1.32 tags them with attributes */
+static int arena_tags(struct btf_encoder *enc, struct func_state *st)
+{
+	uint32_t flags = st->elf->kfunc_flags;
+	int err = 0;
+
+	if (flags & KF_ARENA_RET)
+		err = arena_ptr(enc, st->elf->name, &st->ret_type);
+	if (!err && (flags & KF_ARENA_ARG1))
+		err = st->nr_params > 0 ? arena_ptr(enc, st->elf->name,
+						    &enc->params[st->first_param].type)
+					: -EINVAL;
+	if (!err && (flags & KF_ARENA_ARG2))
+		err = st->nr_params > 1 ? arena_ptr(enc, st->elf->name,
+						    &enc->params[st->first_param + 1].type)
+					: -EINVAL;
+	return err;
+}
+
+/*
+ * pahole 1.32: a function whose parameters were optimized out is left out
+ * where its BTF would not be its ABI: the compiler changed the signature
+ * (clang's DW_CC_nocall) or the instance is a ".constprop"/".isra" clone.
+ */
+static bool func_optimized_abi(const struct func_state *st)
+{
+	return st->optimized_parms &&
+	       (st->signature_changed ||
+		(st->addr && elf_function__optimized_at(st->elf, st->addr)));
 }
 
 /*
  * pahole 1.32: of @n instances of one function, the one to encode: the
  * first whose address is one of its symbols' (the definition the linker
- * kept: a weak one elsewhere has another address), else the first.
+ * kept: a weak one elsewhere has another address) and whose ABI is intact,
+ * else the first at such an address, else the first with an address at
+ * all (a function split in hot and cold parts has DW_AT_ranges, no
+ * DW_AT_low_pc), else the first.
  */
 static const struct func_state *canonical_func(const struct func_state *first, uint32_t n)
 {
+	const struct func_state *at_sym = NULL, *with_addr = NULL;
 	uint32_t i;
 
-	for (i = 0; i < n; i++)
-		if (elf_function__has_addr(first->elf, first[i].addr))
+	for (i = 0; i < n; i++) {
+		if (!with_addr && first[i].addr)
+			with_addr = &first[i];
+		if (!elf_function__has_addr(first->elf, first[i].addr))
+			continue;
+		if (!at_sym)
+			at_sym = &first[i];
+		if (!func_optimized_abi(&first[i]))
 			return &first[i];
-	return first;
+	}
+	return at_sym ? at_sym : with_addr ? with_addr : first;
 }
 
 static int emit_saved_funcs(struct btf_encoder *enc)
@@ -1744,18 +1833,28 @@ static int emit_saved_funcs(struct btf_encoder *enc)
 	for (i = 0; i < enc->nr_funcs; i = j) {
 		const struct func_state *first = &enc->funcs[i];
 		bool unexpected = first->unexpected_reg, inconsistent = false;
+		bool reordered = first->reordered_parm;
 
 		for (j = i + 1; j < enc->nr_funcs && !saved_funcs_cmp(first, &enc->funcs[j]); j++) {
 			unexpected |= enc->funcs[j].unexpected_reg;
+			reordered |= enc->funcs[j].reordered_parm;
 			if (!inconsistent && !funcs_match(enc, first, &enc->funcs[j]))
 				inconsistent = true;
 		}
 		if (enc->conf->pahole >= 132) {
-			/* 1.32: unexpected registers and ambiguous addresses always */
-			if (unexpected || first->elf->ambiguous_addr ||
+			/* 1.32: whatever consistent_func says, unexpected registers,
+			 * reordered parameters, a changed ABI, ambiguous addresses */
+			if (unexpected || reordered || first->elf->ambiguous_addr ||
 			    (enc->conf->skip_inconsistent_proto && inconsistent))
 				continue;
 			first = canonical_func(first, j - i);
+			if (func_optimized_abi(first))
+				continue;
+			if (first->elf->kfunc && enc->conf->attributes && enc->conf->decl_tag_kfuncs) {
+				err = arena_tags(enc, &enc->funcs[first - enc->funcs]);
+				if (err)
+					break;
+			}
 		} else if (enc->conf->skip_inconsistent_proto && (unexpected || inconsistent)) {
 			continue;
 		}

@@ -27,38 +27,41 @@ struct btf_feature {
 	size_t offset;	  /* of the bool in struct d2b_conf */
 	bool on_value;	  /* value that means "feature on" */
 	bool is_default;  /* part of "default" */
-	bool supported;	  /* false where Debian 12's libbpf lacks it */
 	unsigned int since; /* first pahole release that has it */
+	unsigned int supported; /* first release reproduced with it, 0: none */
 };
 
-#define FEATURE(n, field, on, def, sup) FEATURE_SINCE(n, field, on, def, sup, 130)
-#define FEATURE_SINCE(n, field, on, def, sup, since) \
-	{ n, __builtin_offsetof(struct d2b_conf, field), on, def, sup, since }
+/* a feature of pahole 1.30, and one of @since that dwarf2btf does from release @sup */
+#define FEATURE(n, field, on, def) FEATURE_SINCE(n, field, on, def, 130, 130)
+#define FEATURE_SINCE(n, field, on, def, since, sup) \
+	{ n, __builtin_offsetof(struct d2b_conf, field), on, def, since, sup }
 
 /*
- * distilled_base needs btf__distill_base (libbpf 1.5) and attributes needs
- * btf__add_type_attr (libbpf 1.6): Debian 12 ships libbpf 1.1, so, as pahole
- * does when its libbpf lacks a feature, they are neither listed nor enabled.
- * true_signature and force_cu_merging (pahole 1.32, not in any kernel's
- * flags) are not implemented and are treated the same way. A feature newer
- * than the release reproduced is an unknown name.
+ * A feature dwarf2btf does not do for the release reproduced is neither
+ * listed nor enabled, as pahole treats a feature its libbpf lacks:
+ * distilled_base needs btf__distill_base (libbpf 1.5; Debian 12 has 1.1);
+ * attributes is pahole 1.30's only with libbpf 1.6, which Debian's 1.30 is
+ * not built with, so it is 1.32's only (btf_encoder_single.c writes its
+ * records); true_signature and force_cu_merging (pahole 1.32, in no
+ * kernel's flags) are not implemented. A feature newer than the release
+ * reproduced is an unknown name.
  */
 static const struct btf_feature btf_features[] = {
-	FEATURE("encode_force", encode_force, true, true, true),
-	FEATURE("var", skip_vars, false, true, true),
-	FEATURE("float", gen_floats, true, true, true),
-	FEATURE("decl_tag", skip_decl_tag, false, true, true),
-	FEATURE("type_tag", skip_type_tag, false, true, true),
-	FEATURE("enum64", skip_enum64, false, true, true),
-	FEATURE("optimized_func", gen_optimized, true, true, true),
-	FEATURE("consistent_func", skip_inconsistent_proto, true, true, true),
-	FEATURE("decl_tag_kfuncs", decl_tag_kfuncs, true, true, true),
-	FEATURE("reproducible_build", reproducible_build, true, false, true),
-	FEATURE("distilled_base", distilled_base, true, false, false),
-	FEATURE("global_var", global_var, true, false, true),
-	FEATURE("attributes", attributes, true, false, false),
-	FEATURE_SINCE("true_signature", true_signature, true, false, false, 132),
-	FEATURE_SINCE("force_cu_merging", force_cu_merging, true, false, false, 132),
+	FEATURE("encode_force", encode_force, true, true),
+	FEATURE("var", skip_vars, false, true),
+	FEATURE("float", gen_floats, true, true),
+	FEATURE("decl_tag", skip_decl_tag, false, true),
+	FEATURE("type_tag", skip_type_tag, false, true),
+	FEATURE("enum64", skip_enum64, false, true),
+	FEATURE("optimized_func", gen_optimized, true, true),
+	FEATURE("consistent_func", skip_inconsistent_proto, true, true),
+	FEATURE("decl_tag_kfuncs", decl_tag_kfuncs, true, true),
+	FEATURE("reproducible_build", reproducible_build, true, false),
+	FEATURE_SINCE("distilled_base", distilled_base, true, false, 130, 0),
+	FEATURE("global_var", global_var, true, false),
+	FEATURE_SINCE("attributes", attributes, true, false, 130, 132),
+	FEATURE_SINCE("true_signature", true_signature, true, false, 132, 0),
+	FEATURE_SINCE("force_cu_merging", force_cu_merging, true, false, 132, 0),
 };
 
 #define NR_FEATURES (sizeof(btf_features) / sizeof(btf_features[0]))
@@ -105,6 +108,12 @@ static bool feature_known(const struct d2b_conf *conf, const struct btf_feature 
 	return conf->pahole >= f->since;
 }
 
+/* dwarf2btf does the feature for the release reproduced */
+static bool feature_supported(const struct d2b_conf *conf, const struct btf_feature *f)
+{
+	return f->supported && conf->pahole >= f->supported;
+}
+
 static void features_reset(struct d2b_conf *conf)
 {
 	size_t i;
@@ -118,8 +127,7 @@ static void features_enable_default(struct d2b_conf *conf)
 	size_t i;
 
 	for (i = 0; i < NR_FEATURES; i++)
-		if (btf_features[i].is_default && btf_features[i].supported &&
-		    feature_known(conf, &btf_features[i]))
+		if (btf_features[i].is_default && feature_supported(conf, &btf_features[i]))
 			*feature_field(conf, &btf_features[i]) = btf_features[i].on_value;
 }
 
@@ -134,10 +142,10 @@ static int feature_enable(struct d2b_conf *conf, const char *name)
 	for (i = 0; i < NR_FEATURES; i++) {
 		if (strcmp(name, btf_features[i].name) || !feature_known(conf, &btf_features[i]))
 			continue;
-		if (btf_features[i].supported)
+		if (feature_supported(conf, &btf_features[i]))
 			*feature_field(conf, &btf_features[i]) = btf_features[i].on_value;
 		else if (conf->verbose)
-			fprintf(stderr, "dwarf2btf: BTF feature '%s' needs a newer libbpf, ignored\n",
+			fprintf(stderr, "dwarf2btf: BTF feature '%s' is not supported, ignored\n",
 				name);
 		return 0;
 	}
@@ -181,7 +189,7 @@ void btf_features__print_supported(const struct d2b_conf *conf)
 	size_t i;
 
 	for (i = 0; i < NR_FEATURES; i++) {
-		if (!btf_features[i].supported || !feature_known(conf, &btf_features[i]))
+		if (!feature_supported(conf, &btf_features[i]))
 			continue;
 		printf("%s%s", sep, btf_features[i].name);
 		sep = ",";

@@ -67,6 +67,12 @@
 #include "tuning.h"
 #include "unit_ring.h"
 
+#ifndef DW_TAG_GNU_annotation /* gcc 15+'s btf_type_tag / btf_decl_tag */
+#define DW_TAG_GNU_annotation 0x6001
+#endif
+#ifndef DW_AT_GNU_annotation
+#define DW_AT_GNU_annotation 0x2139
+#endif
 #ifndef DW_TAG_LLVM_annotation
 #define DW_TAG_LLVM_annotation 0x6000
 #endif
@@ -956,6 +962,8 @@ struct cu_loader {
 	struct dr_cu *dcs; /* one per unit when merged, else just one */
 	uint8_t *dc_state; /* of dcs[]: 0 unset, 1 ready, 2 bad abbrevs, 3 bad unit DIE */
 	uint64_t cu_start; /* .debug_info offset of the unit; 0 when merged */
+	/* the first unit's DW_AT_producer names clang (pahole 1.32 reads DW_CC_nocall) */
+	bool producer_clang, producer_read;
 	uint32_t key_bits; /* TU_KEY_* while walking a type unit, else 0 */
 	uint8_t addr_size;
 	/* type units this unit refers to, in order of first reference (sigs[]
@@ -990,6 +998,7 @@ struct cu_loader {
 	uint32_t *map_used; /* map_nr of them, room for map_cap / 2 */
 	uint32_t map_cap, map_nr;
 	struct dr_die *scope_dies[MAX_DIE_DEPTH + 1];
+	struct dr_die *annot_dies; /* two, for walking gcc annotation chains (1.32) */
 	struct vec **vecs;
 	uint32_t nr_vecs, cap_vecs;
 	struct cu_loader *next_idle; /* in dl->idle */
@@ -1281,6 +1290,72 @@ static int annot_add(struct cu_loader *l, const struct dr_die *die, int componen
 	return vec_push(annots, &a, sizeof(a));
 }
 
+/* an annotation DIE the release reads: clang's; from 1.32 also gcc's */
+static bool annot_die_tag(const struct cu_loader *l, uint16_t tag)
+{
+	return tag == DW_TAG_LLVM_annotation ||
+	       (tag == DW_TAG_GNU_annotation && l->dl->conf->pahole >= 132);
+}
+
+/*
+ * gcc (15 and later) writes an annotation as a DW_TAG_GNU_annotation DIE of
+ * its own, which the annotated DIE's DW_AT_GNU_annotation names; that one's
+ * names the next, and so on. Calls @fn for each, in chain order, until it
+ * returns non-zero (returned). pahole 1.32 reads these; 1.30 does not.
+ */
+static int gnu_annots_walk(struct cu_loader *l, const struct dr_die *die,
+			   int (*fn)(struct cu_loader *l, const struct dr_die *annot, void *ctx),
+			   void *ctx)
+{
+	const struct dr_die *from = die;
+	unsigned int n, k = 0;
+	int ret;
+
+	if (l->dl->conf->pahole < 132 || !dr_die__attr(die, DW_AT_GNU_annotation))
+		return 0;
+	if (!l->annot_dies && !(l->annot_dies = malloc(2 * sizeof(*l->annot_dies))))
+		return -ENOMEM;
+	for (n = 0;; n++) {
+		const struct dr_attr *a = dr_die__attr(from, DW_AT_GNU_annotation);
+		struct dr_die *next = &l->annot_dies[k];
+		uint64_t off;
+
+		if (!a || dr_attr__ref(l->dc, a, &off) || dr_die__at(l->dc, off, next) != 1 ||
+		    next->ab->tag != DW_TAG_GNU_annotation)
+			return 0;
+		if (n == MAX_DIE_DEPTH) { /* a chain that comes back on itself */
+			l->err_die = die->off;
+			return -ELOOP;
+		}
+		ret = fn(l, next, ctx);
+		if (ret)
+			return ret;
+		from = next;
+		k ^= 1;
+	}
+}
+
+struct annots_ctx {
+	int component;
+	struct vec *annots;
+};
+
+static int gnu_decl_tag(struct cu_loader *l, const struct dr_die *annot, void *ctx)
+{
+	struct annots_ctx *c = ctx;
+
+	return annot_add(l, annot, c->component, c->annots);
+}
+
+/* the btf_decl_tags a gcc annotation chain gives @die */
+static int gnu_annots_of(struct cu_loader *l, const struct dr_die *die, int component,
+			 struct vec *annots)
+{
+	struct annots_ctx c = { component, annots };
+
+	return gnu_annots_walk(l, die, gnu_decl_tag, &c);
+}
+
 /*
  * Iterate the children of @parent: for (ret = child_first(); ret > 0; ret =
  * child_next()). When the loop ends, @parent knows where its subtree ends.
@@ -1309,7 +1384,7 @@ static int annots_of(struct cu_loader *l, struct dr_die *die, int component, str
 	int ret, err = 0;
 
 	for_each_child(l, die, &child, ret) {
-		if (child.ab->tag == DW_TAG_LLVM_annotation)
+		if (annot_die_tag(l, child.ab->tag))
 			err = annot_add(l, &child, component, annots);
 		if (err)
 			return err;
@@ -1357,8 +1432,43 @@ static void scope_leave(struct cu_loader *l)
 
 static int die_process(struct cu_loader *l, struct dr_die *die);
 
+/* pahole 1.32: one btf_type_tag of a gcc chain on a pointer (die_process_pointer) */
+struct gnu_type_tags {
+	uint32_t pointee; /* key of the pointer's DW_AT_type */
+	uint32_t first, last; /* types[] of the first and last tag added, 0: none yet */
+};
+
+static int gnu_type_tag(struct cu_loader *l, const struct dr_die *annot, void *ctx)
+{
+	struct gnu_type_tags *g = ctx;
+	struct cu_type tt = { .tag = D2B_TAG_TYPE_TAG, .type = g->pointee };
+	uint32_t idx;
+
+	if (!(tt.name = annotation_value(l, annot, "btf_type_tag")))
+		return 1; /* the chain's type tags end here */
+	/* a chain can be shared by several pointers: entries of their own, no key */
+	idx = type_add_unnamed(l, annot->off, &tt);
+	if (!idx)
+		return -ENOMEM;
+	if (g->last) {
+		l->cu->types[g->last].type = idx;
+		l->cu->types[g->last].flags |= CU_TYPE_REF_INDEX;
+	} else {
+		g->first = idx;
+	}
+	g->last = idx;
+	return 0;
+}
+
+/*
+ * A pointer and its btf_type_tags, which come before it: clang's child
+ * DIEs, in source order, each the type of the next; else (pahole 1.32)
+ * gcc's chain, in chain order, each the type of the one before (so both
+ * give PTR -> the tag nearest the '*' -> ... -> the pointee).
+ */
 static int die_process_pointer(struct cu_loader *l, struct dr_die *die, struct cu_type *t)
 {
+	struct gnu_type_tags g = { .pointee = t->type };
 	struct dr_die child;
 	uint32_t prev = t->type;
 	int ret;
@@ -1367,7 +1477,7 @@ static int die_process_pointer(struct cu_loader *l, struct dr_die *die, struct c
 		for_each_child(l, die, &child, ret) {
 			struct cu_type tt = { .tag = D2B_TAG_TYPE_TAG };
 
-			if (child.ab->tag != DW_TAG_LLVM_annotation ||
+			if (!annot_die_tag(l, child.ab->tag) ||
 			    !(tt.name = annotation_value(l, &child, "btf_type_tag")))
 				continue;
 			tt.type = prev;
@@ -1377,6 +1487,16 @@ static int die_process_pointer(struct cu_loader *l, struct dr_die *die, struct c
 		}
 		if (ret < 0)
 			return ret;
+		if (prev == t->type) {
+			ret = gnu_annots_walk(l, die, gnu_type_tag, &g);
+			if (ret < 0)
+				return ret;
+			if (g.first) {
+				t->type = g.first;
+				t->flags |= CU_TYPE_REF_INDEX;
+				return type_add(l, die->off, t) ? 0 : -ENOMEM;
+			}
+		}
 	}
 	t->type = prev;
 	return type_add(l, die->off, t) ? 0 : -ENOMEM;
@@ -1439,8 +1559,10 @@ static int die_process_array(struct cu_loader *l, struct dr_die *die, struct cu_
 		cu->types[i].size = cu->types[j].size;
 		cu->types[j].size = size;
 	}
-	for (i = first + 1; i < cu->nr_types; i++)
-		cu->types[i].flags |= CU_TYPE_ARRAY_OUTER;
+	for (i = first + 1; i < cu->nr_types; i++) {
+		cu->types[i].type = i - 1;
+		cu->types[i].flags |= CU_TYPE_REF_INDEX;
+	}
 	return map_add(l, die_key(l, die->off), cu->nr_types - 1) ? -ENOMEM : 0;
 }
 
@@ -1589,10 +1711,14 @@ static int die_process_class(struct cu_loader *l, struct dr_die *die, struct cu_
 				break;
 			err = annots_of(l, child, (int)members->nr, annots);
 			if (!err)
+				err = gnu_annots_of(l, child, (int)members->nr, annots);
+			if (!err)
 				err = member_add(l, child, members);
 			break;
 		case DW_TAG_LLVM_annotation:
-			err = annot_add(l, child, -1, annots);
+		case DW_TAG_GNU_annotation:
+			if (annot_die_tag(l, child->ab->tag))
+				err = annot_add(l, child, -1, annots);
 			break;
 		case DW_TAG_subprogram:
 		case DW_TAG_variable:
@@ -1609,6 +1735,9 @@ static int die_process_class(struct cu_loader *l, struct dr_die *die, struct cu_
 	if (!err)
 		err = ret;
 	scope_leave(l);
+	/* pahole 1.32: a struct's own gcc annotations, after its members' */
+	if (!err && t->tag != DW_TAG_union_type)
+		err = gnu_annots_of(l, die, -1, annots);
 	t->nr = members->nr;
 	if (!err)
 		err = vec_flush(members, &l->cu->members, &l->cap_members, &l->nr_members,
@@ -1714,6 +1843,169 @@ static void param_analyze(struct cu_loader *l, const struct dr_die *die, int idx
 	loc_note(l, w.end);
 }
 
+/*
+ * pahole 1.32's reading of a parameter's location (parameter__decode_location),
+ * for every parameter: in the first location, DW_OP_regN, or DW_OP_bregN with
+ * DW_OP_stack_value, names its register, DW_OP_fbreg says it is on the
+ * stack, a constant says it is one; DW_OP_entry_value(DW_OP_regN) names the
+ * register in any location; the first register found stays. An expression
+ * of several operations is read one way for a parameter no larger than a
+ * register (its first operation only) and another for an aggregate in two
+ * registers (its pieces' first register, in any location): which one
+ * applies is known once types are (params_analyze), so both are kept.
+ */
+struct param_loc_walk {
+	const struct dr_cu *dc;
+	struct cu_param *p;
+	int loc;
+	const uint8_t *end; /* of the furthest expression read */
+};
+
+static bool op_is_reg(uint8_t atom)
+{
+	return atom >= DW_OP_reg0 && atom <= DW_OP_reg31;
+}
+
+static bool op_is_const(uint8_t atom)
+{
+	return (atom >= DW_OP_lit0 && atom <= DW_OP_lit31) || atom == DW_OP_constu ||
+	       atom == DW_OP_consts;
+}
+
+static void loc_reg_set(int16_t *reg, int atom)
+{
+	if (*reg < 0)
+		*reg = (int16_t)atom;
+}
+
+/* pahole's parameter__multi_exprs, both readings */
+static void param_loc_multi(struct param_loc_walk *w, const struct dr_op *ops, int n)
+{
+	struct cu_param *p = w->p;
+	int i;
+
+	if (op_is_const(ops[0].atom)) {
+		if (w->loc == 0)
+			p->loc_const_value = true;
+		return;
+	}
+	if (w->loc == 0 && op_is_reg(ops[0].atom)) {
+		loc_reg_set(&p->loc_reg, ops[0].atom);
+	} else if (w->loc == 0 && ops[0].atom >= DW_OP_breg0 && ops[0].atom <= DW_OP_breg31) {
+		for (i = 1; i < n; i++)
+			if (ops[i].atom == DW_OP_stack_value)
+				break;
+		if (i < n)
+			loc_reg_set(&p->loc_reg, ops[0].atom - DW_OP_breg0 + DW_OP_reg0);
+	}
+	/* (a leading DW_OP_piece is no register) */
+	for (i = 0; i < n; i++)
+		if (op_is_reg(ops[i].atom)) {
+			loc_reg_set(&p->loc_reg_agg, ops[i].atom);
+			break;
+		}
+}
+
+static int param_loc_expr(void *ctx, const uint8_t *expr, size_t len)
+{
+	struct param_loc_walk *w = ctx;
+	struct dr_op buf[MAX_PARAM_OPS], *ops = buf, eop;
+	struct cu_param *p = w->p;
+	bool stack_value;
+	int n, reg = -1;
+
+	w->loc++;
+	if (expr + len > w->end)
+		w->end = expr + len;
+	n = dr_expr__decode(w->dc, expr, len, ops, MAX_PARAM_OPS);
+	if (n < 0)
+		return -1; /* libdw stops at an expression it cannot decode */
+	if (n == 0)
+		return 0;
+	if (n > MAX_PARAM_OPS) {
+		ops = malloc((size_t)n * sizeof(*ops));
+		if (!ops || dr_expr__decode(w->dc, expr, len, ops, n) != n) {
+			free(ops);
+			return -1;
+		}
+	}
+	stack_value = ops[n - 1].atom == DW_OP_stack_value;
+	if (n == 2 && stack_value)
+		n = 1;
+	if (n != 1) {
+		param_loc_multi(w, ops, n);
+	} else if (op_is_reg(ops[0].atom)) {
+		if (w->loc == 0)
+			reg = ops[0].atom;
+	} else if (ops[0].atom >= DW_OP_breg0 && ops[0].atom <= DW_OP_breg31) {
+		if (w->loc == 0 && stack_value)
+			reg = ops[0].atom - DW_OP_breg0 + DW_OP_reg0;
+	} else if (ops[0].atom == DW_OP_fbreg) {
+		if (w->loc == 0)
+			p->loc_stack = true;
+	} else if (op_is_const(ops[0].atom)) {
+		if (w->loc == 0)
+			p->loc_const_value = true;
+	} else if (ops[0].atom == DW_OP_entry_value || ops[0].atom == DW_OP_GNU_entry_value) {
+		if (dr_expr__decode(w->dc, ops[0].block, ops[0].block_len, &eop, 1) == 1 &&
+		    op_is_reg(eop.atom))
+			reg = eop.atom;
+	}
+	if (reg >= 0) {
+		loc_reg_set(&p->loc_reg, reg);
+		loc_reg_set(&p->loc_reg_agg, reg);
+	}
+	if (ops != buf)
+		free(ops);
+	return 0;
+}
+
+/* pahole 1.32's parameter__new: what its own DIE says */
+static void param_locate(struct cu_loader *l, const struct dr_die *die, int idx,
+			 struct cu_param *p)
+{
+	struct param_loc_walk w = { .dc = l->dc, .p = p, .loc = -1 };
+	const struct dr_attr *a;
+	uint64_t off;
+
+	p->idx = (uint16_t)idx;
+	p->loc_reg = p->loc_reg_agg = -1;
+	p->key = die_key(l, die->off);
+	if (!dr_die__attr(die, DW_AT_type) && (a = dr_die__attr(die, DW_AT_abstract_origin)) &&
+	    !dr_attr__ref(l->dc, a, &off))
+		p->origin = die_key(l, off);
+	p->has_const_value = dr_die__attr(die, DW_AT_const_value) != NULL;
+	a = dr_die__attr(die, DW_AT_location);
+	p->has_loc = a != NULL;
+	if (a) {
+		dr_attr__for_each_location(l->dc, a, param_loc_expr, &w);
+		loc_note(l, w.end);
+	}
+}
+
+/*
+ * clang marks a function whose ABI it changed (a parameter dropped, say)
+ * DW_CC_nocall; pahole 1.32 reads that from the function's abstract origin
+ * if it has one, and never for an inline instance.
+ */
+static bool func_signature_changed(struct cu_loader *l, const struct dr_die *die)
+{
+	const struct dr_attr *a;
+	struct dr_cu *dc = l->dc;
+	uint64_t v, off;
+
+	if ((a = dr_die__attr(die, DW_AT_inline)) && !dr_attr__udata(l->dc, a, &v) && v)
+		return false;
+	if ((a = dr_die__attr(die, DW_AT_abstract_origin))) {
+		if (dr_attr__ref(l->dc, a, &off) || !(dc = dr_cu__of(l->dc, off)) ||
+		    dr_die__at(dc, off, &l->tmp) != 1)
+			return false;
+		die = &l->tmp;
+	}
+	a = dr_die__attr(die, DW_AT_calling_convention);
+	return a && !dr_attr__udata(dc, a, &v) && v == DW_CC_nocall;
+}
+
 /* a subprogram being read: its own parameters and annotations */
 struct fn_scope {
 	struct vec *params, *annots;
@@ -1740,7 +2032,12 @@ static int die_process_function(struct cu_loader *l, struct dr_die *die)
 	fn.die_off = die->off;
 	if ((a = dr_die__attr(die, DW_AT_low_pc)) && dr_attr__addr(l->dc, a, &fn.addr))
 		fn.addr = 0;
+	if (l->producer_clang && l->dl->conf->pahole >= 132)
+		fn.signature_changed = func_signature_changed(l, die);
 	err = die_process_body(l, die, &fs);
+	/* pahole 1.32: the function's own gcc annotations, after its children's */
+	if (!err)
+		err = gnu_annots_of(l, die, -1, fs.annots);
 	fn.nr_params = fs.params->nr;
 	if (!err)
 		err = vec_flush(fs.params, &cu->params, &l->cap_params, &l->nr_params,
@@ -1767,8 +2064,13 @@ static int param_add(struct cu_loader *l, struct dr_die *die, struct fn_scope *f
 	} else {
 		p.name = attr_name(l, die);
 		p.type = rel_ref(l, die, DW_AT_type);
-		param_analyze(l, die, idx, &p);
+		if (l->dl->conf->pahole >= 132)
+			param_locate(l, die, idx, &p);
+		else
+			param_analyze(l, die, idx, &p);
 		err = annots_of(l, die, idx, fs->annots);
+		if (!err)
+			err = gnu_annots_of(l, die, idx, fs->annots);
 		if (err)
 			return err;
 	}
@@ -1798,7 +2100,8 @@ static int die_process_body(struct cu_loader *l, struct dr_die *die, struct fn_s
 				err = param_add(l, child, fs);
 			break;
 		case DW_TAG_LLVM_annotation:
-			if (fs)
+		case DW_TAG_GNU_annotation:
+			if (fs && annot_die_tag(l, child->ab->tag))
 				err = annot_add(l, child, -1, fs->annots);
 			break;
 		case DW_TAG_lexical_block:
@@ -2119,6 +2422,176 @@ static int cu_check_cycles(struct cu_loader *l)
 	return 0;
 }
 
+/* pahole 1.32's get_type_byte_size: a pointer's is the address size; a type
+ * with a byte size has it (an array has none); anything else, its type's */
+static uint32_t param_type_size(const struct cu *cu, uint32_t idx, uint8_t addr_size)
+{
+	int depth = 0;
+
+	while (idx && idx < cu->nr_types && depth++ < MAX_DIE_DEPTH) {
+		const struct cu_type *t = &cu->types[idx];
+
+		if (t->tag == DW_TAG_pointer_type)
+			return addr_size;
+		if (t->size && t->tag != DW_TAG_array_type && t->tag != D2B_TAG_TYPE_TAG)
+			return (uint32_t)t->size;
+		idx = t->type;
+	}
+	return 0;
+}
+
+static int key_idx_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * pahole 1.32 (ftype__recode_dwarf_types): each parameter of an out-of-line
+ * copy (DW_AT_abstract_origin, no type of its own) hands what its location
+ * says to its origin's parameter, in function order, and marks its
+ * function reordered if the two are at different places.
+ */
+static int params_share(struct cu_loader *l)
+{
+	struct cu *cu = l->cu;
+	uint64_t *index = malloc(((size_t)l->nr_params + 1) * sizeof(*index));
+	uint32_t i, p, n = 0;
+
+	if (!index)
+		return -ENOMEM;
+	for (p = 0; p < l->nr_params; p++)
+		if (cu->params[p].key)
+			index[n++] = (uint64_t)cu->params[p].key << 32 | p;
+	qsort(index, n, sizeof(*index), key_idx_cmp);
+	for (i = 0; i < cu->nr_funcs; i++) {
+		struct cu_func *fn = &cu->funcs[i];
+
+		for (p = fn->first_param; p < fn->first_param + fn->nr_params; p++) {
+			const struct cu_param *pos = &cu->params[p];
+			uint64_t key = (uint64_t)pos->origin << 32, *hit;
+			uint32_t lo = 0, hi = n;
+			struct cu_param *opos;
+
+			if (!pos->origin)
+				continue;
+			while (lo < hi) { /* the first entry of that key */
+				uint32_t mid = lo + (hi - lo) / 2;
+
+				if (index[mid] < key)
+					lo = mid + 1;
+				else
+					hi = mid;
+			}
+			hit = lo < n && index[lo] >> 32 == pos->origin ? &index[lo] : NULL;
+			if (!hit)
+				continue;
+			opos = &cu->params[(uint32_t)*hit];
+			if (pos->idx != opos->idx)
+				fn->reordered_parm = true;
+			opos->has_loc |= pos->has_loc;
+			opos->has_const_value |= pos->has_const_value;
+			opos->loc_const_value |= pos->loc_const_value;
+			opos->loc_stack |= pos->loc_stack;
+			if (pos->loc_reg >= 0)
+				opos->loc_reg = pos->loc_reg;
+		}
+	}
+	free(index);
+	return 0;
+}
+
+/* the register a parameter of @slots registers from @reg_idx on may be in */
+static bool reg_in_window(const struct elf_machine *m, int reg, int reg_idx, int slots)
+{
+	int i;
+
+	for (i = 0; i < slots && reg_idx + i < m->nr_param_regs; i++)
+		if (m->param_regs && reg == m->param_regs[reg_idx + i])
+			return true;
+	return false;
+}
+
+/*
+ * pahole 1.32's function__analyze_parameter_locations, without the
+ * true_signature parts: walk the parameters along the ABI's registers, an
+ * aggregate of up to two registers taking both (but on s390), a larger one
+ * passed in memory. gcc's, and clang's where it changed the ABI: a
+ * parameter in a register other than the next one is unexpected, one
+ * whose location names no register (or gcc's constant, without one) is
+ * optimized out. clang's otherwise: only unexpected registers, looked for
+ * among the registers the parameter's slots cover.
+ */
+static void func_analyze(struct cu_loader *l, struct cu_func *fn)
+{
+	const struct elf_machine *m = &l->dl->machine;
+	struct cu *cu = l->cu;
+	bool agg2 = m->machine != EM_S390, clang = l->producer_clang && !fn->signature_changed;
+	uint32_t asz = l->addr_size, p;
+	int reg_idx = 0;
+
+	for (p = fn->first_param; p < fn->first_param + fn->nr_params; p++) {
+		struct cu_param *pos = &cu->params[p];
+		uint32_t size = param_type_size(cu, pos->type, (uint8_t)asz);
+		int slots = !agg2 || size <= asz ? 1 : (int)((size + asz - 1) / asz);
+		bool in_memory = size > (agg2 ? 2 * asz : asz);
+		bool avail = reg_idx < m->nr_param_regs;
+		int expected = avail && m->param_regs ? m->param_regs[reg_idx] : -1;
+
+		if (pos->vararg)
+			continue;
+		if (clang) {
+			if (in_memory)
+				continue;
+			if (!avail)
+				break;
+			if (pos->loc_reg >= 0 && !reg_in_window(m, pos->loc_reg, reg_idx, slots))
+				pos->unexpected_reg = true;
+			reg_idx += slots;
+			continue;
+		}
+		if (pos->has_loc) {
+			if (!avail)
+				continue; /* takes no register */
+			if (pos->loc_reg < 0)
+				pos->optimized = true;
+			else if (expected >= 0 && expected != pos->loc_reg)
+				pos->unexpected_reg = true;
+		} else if (pos->has_const_value && !l->producer_clang) {
+			pos->optimized = true;
+		}
+		reg_idx += in_memory ? 1 : slots;
+	}
+	for (p = fn->first_param; p < fn->first_param + fn->nr_params; p++)
+		if (!cu->params[p].vararg && (cu->params[p].optimized || !cu->params[p].has_loc))
+			fn->optimized_parms = true;
+}
+
+/* pahole 1.32's parameter analysis (see param_locate, params_share, func_analyze) */
+static int params_analyze(struct cu_loader *l)
+{
+	struct cu *cu = l->cu;
+	bool agg2 = l->dl->machine.machine != EM_S390;
+	uint32_t i;
+	int err;
+
+	for (i = 0; i < l->nr_params; i++) {
+		struct cu_param *p = &cu->params[i];
+
+		if (!p->key)
+			continue;
+		if (agg2 && param_type_size(cu, p->type, l->addr_size) > l->addr_size)
+			p->loc_reg = p->loc_reg_agg;
+	}
+	err = params_share(l);
+	if (err)
+		return err;
+	for (i = 0; i < cu->nr_funcs; i++)
+		func_analyze(l, &cu->funcs[i]);
+	return 0;
+}
+
 static int cu_resolve(struct cu_loader *l)
 {
 	struct cu *cu = l->cu;
@@ -2144,9 +2617,8 @@ static int cu_resolve(struct cu_loader *l)
 	}
 
 	for (i = 1; i < cu->nr_types; i++)
-		cu->types[i].type = cu->types[i].flags & CU_TYPE_ARRAY_OUTER
-					    ? i - 1
-					    : ref_resolve(l, cu->types[i].type);
+		if (!(cu->types[i].flags & CU_TYPE_REF_INDEX))
+			cu->types[i].type = ref_resolve(l, cu->types[i].type);
 	for (i = 0; i < l->nr_members; i++)
 		cu->members[i].type = ref_resolve(l, cu->members[i].type);
 	for (i = 0; i < l->nr_params; i++)
@@ -2184,6 +2656,11 @@ static int cu_resolve(struct cu_loader *l)
 	}
 	for (i = 0; i < cu->nr_vars; i++)
 		cu->vars[i].size = type_size(cu, cu->vars[i].type, l->addr_size, 0);
+	if (l->dl->conf->pahole >= 132) {
+		err = params_analyze(l);
+		if (err)
+			return err;
+	}
 	for (i = 0; i < cu->nr_funcs; i++) {
 		struct cu_func *fn = &cu->funcs[i];
 		bool unexpected = false, has_struct = false;
@@ -2331,6 +2808,13 @@ static int unit_walk(struct cu_loader *l, unsigned int i, struct dr_die *cu_die)
 		l->bad_root_tag = cu_die->ab->tag;
 		return -EPROTO;
 	}
+	if (!l->producer_read) {
+		const struct dr_attr *a = dr_die__attr(cu_die, DW_AT_producer);
+		const char *producer = a ? dr_attr__string(l->dc, a) : NULL;
+
+		l->producer_clang = producer && strstr(producer, "clang");
+		l->producer_read = true;
+	}
 	if (unit_root_excluded(dl, l->dc, cu_die))
 		return 1;
 	l->addr_size = l->dc->unit->addr_size;
@@ -2444,6 +2928,7 @@ static void loader_destroy(struct cu_loader *l)
 
 	for (i = 0; i <= MAX_DIE_DEPTH; i++)
 		free(l->scope_dies[i]);
+	free(l->annot_dies);
 	for (i = 0; i < l->cap_vecs && l->vecs[i]; i++) {
 		free(l->vecs[i]->data);
 		free(l->vecs[i]);

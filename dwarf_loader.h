@@ -40,9 +40,10 @@ struct d2b_conf;
 enum cu_type_flags {
 	CU_TYPE_DECLARATION = 1 << 0,
 	CU_TYPE_SIGNED_ENUM = 1 << 1, /* enum's DW_AT_type is a signed base type */
-	/* one dimension of a multi-dimensional array, outside the innermost:
-	 * its element type is the entry before it (pahole 1.32) */
-	CU_TYPE_ARRAY_OUTER = 1 << 2,
+	/* while loading: type is already a types[] index, not a DIE key (an
+	 * entry no DIE names refers to it, or it refers to one: pahole 1.32's
+	 * array dimensions and gcc's btf_type_tag chains) */
+	CU_TYPE_REF_INDEX = 1 << 2,
 };
 
 /* a types[] entry with this tag has members[] (struct, union, class, interface) */
@@ -92,6 +93,14 @@ struct cu_param {
 	uint32_t type;
 	bool vararg; /* DW_TAG_unspecified_parameters */
 	bool unexpected_reg; /* passed in another register than the ABI's */
+	/* pahole 1.32's location analysis (dwarf_loader.c, params_analyze) */
+	uint32_t origin; /* while loading: its DW_AT_abstract_origin's DIE key, or 0 */
+	uint32_t key; /* while loading: its own DIE key */
+	uint16_t idx; /* its place among its function's parameters */
+	int16_t loc_reg; /* DW_OP_regN its location names first, -1: none */
+	int16_t loc_reg_agg; /* the same, read as an aggregate in two registers would be */
+	bool has_loc, has_const_value, loc_stack, loc_const_value;
+	bool optimized;
 };
 
 struct cu_annot {
@@ -108,6 +117,10 @@ struct cu_func {
 	uint32_t annot_first, nr_annots;
 	bool declaration;
 	bool unexpected_reg;
+	/* pahole 1.32: a parameter optimized out or without a location; the
+	 * parameters of an out-of-line copy in another order than its abstract
+	 * origin's; clang's DW_CC_nocall (the ABI changed) */
+	bool optimized_parms, reordered_parm, signature_changed;
 	/* its ELF function, matched on the worker (btf_encoder__prepare_cu): by
 	 * the name up to a '.' suffix if by_prefix; NULL if none or not tried */
 	bool by_prefix;

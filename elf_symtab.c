@@ -64,7 +64,7 @@ struct elf_symtab {
 	bool big_endian;
 	struct elf_function *funcs;
 	uint32_t nr_funcs, cap_funcs;
-	uint64_t *sym_addrs; /* while reading: each function symbol's address */
+	uint64_t *sym_addrs; /* while reading (1.32): each function symbol's address */
 	uint32_t cap_sym_addrs;
 	bool ranked; /* see symtab_rank */
 	size_t suffix_cnt;
@@ -320,17 +320,26 @@ static int base_name_cmp(const void *a, const void *b)
  * differs from the last one seen, where an address of 0 counts as none
  * seen. (So 0 then A is not ambiguous, A then 0 is.)
  */
-static bool addrs_ambiguous(const uint64_t *addrs, uint32_t n)
+static bool addrs_ambiguous(const struct elf_function_sym *syms, uint32_t n)
 {
 	uint64_t addr = 0;
 	uint32_t i;
 
 	for (i = 0; i < n; i++) {
-		if (addr && addr != addrs[i])
+		if (addr && addr != syms[i].addr)
 			return true;
-		addr = addrs[i];
+		addr = syms[i].addr;
 	}
 	return false;
+}
+
+/* pahole 1.32: a symbol whose suffix has ".constprop" or ".isra" is a clone
+ * whose parameters the compiler may have changed */
+static bool optimized_suffix(const struct elf_function *fn)
+{
+	const char *suffix = fn->name + fn->prefixlen;
+
+	return *suffix && (strstr(suffix, ".constprop") || strstr(suffix, ".isra"));
 }
 
 /*
@@ -345,11 +354,9 @@ static int symtab_group(struct elf_symtab *es)
 	uint32_t i, j, n = 0, nr = 0;
 	int err;
 
-	for (i = 0; i < es->nr_funcs; i++) {
-		es->funcs[i].addrs = &es->sym_addrs[es->funcs[i].rank];
+	for (i = 0; i < es->nr_funcs; i++)
 		if (!piece_suffix(&es->funcs[i]))
 			es->funcs[n++] = es->funcs[i];
-	}
 	err = msort(es->funcs, n, sizeof(*es->funcs), base_name_cmp);
 	groups = calloc(n ? n : 1, sizeof(*groups));
 	if (err || !groups) {
@@ -365,11 +372,11 @@ static int symtab_group(struct elf_symtab *es)
 				es->funcs[i].prefixlen == es->funcs[j].prefixlen;
 		     j++)
 			;
-		g->addrs = malloc((j - i) * sizeof(*g->addrs));
-		if (!name || !g->addrs) {
+		g->syms = malloc((j - i) * sizeof(*g->syms));
+		if (!name || !g->syms) {
 			free(name);
-			free(g->addrs);
-			g->addrs = NULL;
+			free(g->syms);
+			g->syms = NULL;
 			free(es->funcs);
 			es->funcs = groups; /* (elf_symtab__free frees the groups so far) */
 			es->nr_funcs = nr;
@@ -379,9 +386,13 @@ static int symtab_group(struct elf_symtab *es)
 		g->prefixlen = es->funcs[i].prefixlen;
 		g->key = name_key(name, g->prefixlen);
 		g->rank = nr;
-		for (g->nr_addrs = 0; g->nr_addrs < j - i; g->nr_addrs++)
-			g->addrs[g->nr_addrs] = *es->funcs[i + g->nr_addrs].addrs;
-		g->ambiguous_addr = j < n && addrs_ambiguous(g->addrs, g->nr_addrs);
+		for (g->nr_syms = 0; g->nr_syms < j - i; g->nr_syms++) {
+			const struct elf_function *sym = &es->funcs[i + g->nr_syms];
+
+			g->syms[g->nr_syms].addr = es->sym_addrs[sym->rank];
+			g->syms[g->nr_syms].optimized = optimized_suffix(sym);
+		}
+		g->ambiguous_addr = j < n && addrs_ambiguous(g->syms, g->nr_syms);
 		nr++;
 	}
 	free(es->funcs);
@@ -397,8 +408,18 @@ bool elf_function__has_addr(const struct elf_function *fn, uint64_t addr)
 {
 	uint32_t i;
 
-	for (i = 0; i < fn->nr_addrs; i++)
-		if (fn->addrs[i] == addr)
+	for (i = 0; i < fn->nr_syms; i++)
+		if (fn->syms[i].addr == addr)
+			return true;
+	return false;
+}
+
+bool elf_function__optimized_at(const struct elf_function *fn, uint64_t addr)
+{
+	uint32_t i;
+
+	for (i = 0; i < fn->nr_syms; i++)
+		if (fn->syms[i].addr == addr && fn->syms[i].optimized)
 			return true;
 	return false;
 }
@@ -677,7 +698,7 @@ void elf_symtab__free(struct elf_symtab *es)
 	for (i = 0; i < es->nr_funcs; i++) {
 		free((char *)es->funcs[i].alias);
 		free(es->funcs[i].name_owned);
-		free(es->funcs[i].addrs);
+		free(es->funcs[i].syms);
 	}
 	free(es->funcs);
 	free(es->sym_addrs);

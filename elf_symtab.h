@@ -25,12 +25,17 @@ struct elf_symtab;
  * addresses of every symbol of that name (".cold" and ".part" pieces left
  * out).
  */
+struct elf_function_sym {
+	uint64_t addr;
+	bool optimized; /* a ".constprop" or ".isra" clone */
+};
+
 struct elf_function {
 	const char *name;
 	const char *alias; /* DWARF name of a prefix (".isra.0") match (1.30) */
 	char *name_owned; /* 1.32: the name, allocated */
-	uint64_t *addrs; /* 1.32: its symbols' addresses, in symbol order */
-	uint32_t nr_addrs;
+	struct elf_function_sym *syms; /* 1.32: its symbols, in symbol order */
+	uint32_t nr_syms;
 	bool ambiguous_addr; /* 1.32: its symbols have more than one address */
 	uint64_t key; /* the name's first 8 bytes before any '.', big-endian, 0-padded */
 	uint32_t prefixlen; /* length up to the first '.' */
@@ -40,6 +45,10 @@ struct elf_function {
 };
 
 #define KF_FASTCALL (1u << 12)
+/* its return value, first, second argument points into a BPF arena */
+#define KF_ARENA_RET (1u << 13)
+#define KF_ARENA_ARG1 (1u << 14)
+#define KF_ARENA_ARG2 (1u << 15)
 
 struct elf_section {
 	const char *name;
@@ -55,6 +64,8 @@ void elf_symtab__free(struct elf_symtab *es);
 size_t elf_symtab__nr_functions(const struct elf_symtab *es);
 /* has @fn a symbol at @addr (1.32) */
 bool elf_function__has_addr(const struct elf_function *fn, uint64_t addr);
+/* has @fn a ".constprop" or ".isra" symbol at @addr (1.32) */
+bool elf_function__optimized_at(const struct elf_function *fn, uint64_t addr);
 /* any function symbol name contains a '.' */
 bool elf_symtab__has_suffixes(const struct elf_symtab *es);
 /*
