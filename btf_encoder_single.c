@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * btf_encoder_single - one encoder, fed in CU order, producing pahole 1.30's
- * pre-dedup type stream; then libbpf's btf__dedup and the raw write.
+ * btf_encoder_single - one encoder, fed in CU order, producing pahole's
+ * pre-dedup type stream (1.30's, or 1.32's: conf->pahole); then libbpf's
+ * btf__dedup and the raw write.
  *
  * The writer builds the stream's types with btf_raw (plain arrays; the
  * bytes libbpf's btf__add_* calls would give), not with libbpf: those
@@ -35,7 +36,8 @@
  *   then the saved functions: all instances sorted by ELF function (glibc's
  *   merge sort, so CU order is kept among equals), one FUNC_PROTO + FUNC +
  *   decl tags per group, groups with an inconsistent prototype or
- *   unexpected register use dropped under consistent_func;
+ *   unexpected register use dropped under consistent_func (pahole 1.32:
+ *   more reasons, and the instance encoded chosen: emit_saved_funcs);
  *   then one DATASEC per section with VARs, in section order.
  * One liberty with the stream, which leaves the dedup's result as it was:
  * a function whose FUNC_PROTO would be the very copy of an earlier
@@ -1150,6 +1152,13 @@ static int func_save(struct btf_encoder *enc, const struct cu *cu, const struct 
 		const struct cu_param *p = &cu->params[fn->first_param + i];
 		int err;
 
+		/* pahole 1.32 drops a reordered copy's optimized-out parameters
+		 * here, names and all (the copy is left out in the end) */
+		if (enc->conf->pahole >= 132 && fn->reordered_parm && !p->vararg &&
+		    (!p->has_loc || p->optimized)) {
+			st->nr_params--;
+			continue;
+		}
 		/*
 		 * pahole adds the parameter names to the string section now:
 		 * libbpf keeps a from-scratch BTF's strings in insertion order

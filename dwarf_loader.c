@@ -1253,18 +1253,15 @@ static uint32_t type_add_unnamed(struct cu_loader *l, uint64_t die_off, struct c
 	return idx;
 }
 
+/* append @t, which the DIE at @die_off names (its index, 0 on ENOMEM) */
 static uint32_t type_add(struct cu_loader *l, uint64_t die_off, struct cu_type *t)
 {
-	struct cu *cu = l->cu;
-	uint32_t idx = cu->nr_types;
+	uint32_t idx = type_add_unnamed(l, die_off, t);
 
-	if (d2b_grow(&cu->types, &l->cap_types, idx + 1, sizeof(*cu->types)))
+	if (idx && map_add(l, die_key(l, die_off), idx)) {
+		l->cu->nr_types--;
 		return 0;
-	t->die_off = die_off;
-	if (map_add(l, die_key(l, die_off), idx))
-		return 0;
-	cu->types[idx] = *t;
-	cu->nr_types++;
+	}
 	return idx;
 }
 

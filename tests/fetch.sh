@@ -146,43 +146,38 @@ WRAP
 	chmod +x "$dir/bin/$name"
 }
 
+# pahole_release VERSION SUITE PKG... : pahole VERSION (e.g. 1.30) and its
+# libraries, PKG..., from SUITE, unpacked into $CACHE/pahole-VERSION and run
+# by bin/paholeNNN through their own ld.so; checked to answer vVERSION
+pahole_release() {
+	local version=$1 suite=$2; shift 2
+	local dir=$CACHE/pahole-$version name=pahole${version/./}
+	if [ -x "$dir/bin/$name" ] && [ "$("$dir/bin/$name" --version)" = "v$version" ]; then
+		return 0
+	fi
+	log "fetching pahole $version from $suite"
+	case $suite in
+	trixie) trixie_source ;;
+	sid) sid_source ;;
+	*) apt_update ;;
+	esac
+	unpack_debs "$dir" "$suite" "$@"
+	write_wrapper "$dir" "$name"
+	[ "$("$dir/bin/$name" --version)" = "v$version" ] ||
+		{ log "pahole $version does not run"; exit 1; }
+}
+
 pahole130() {
-	local dir=$CACHE/pahole-1.30
-	if [ -x "$dir/bin/pahole130" ] && [ "$("$dir/bin/pahole130" --version)" = v1.30 ]; then
-		return 0
-	fi
-	log "fetching pahole 1.30 from trixie"
-	trixie_source
-	unpack_debs "$dir" trixie pahole libc6 libdw1t64 libelf1t64 libbpf1 zlib1g \
-		liblzma5 libbz2-1.0 libzstd1
-	write_wrapper "$dir" pahole130
-	[ "$("$dir/bin/pahole130" --version)" = v1.30 ] || { log "pahole 1.30 does not run"; exit 1; }
-}
-
-pahole132() {
-	local dir=$CACHE/pahole-1.32
-	if [ -x "$dir/bin/pahole132" ] && [ "$("$dir/bin/pahole132" --version)" = v1.32 ]; then
-		return 0
-	fi
-	log "fetching pahole 1.32 from sid"
-	sid_source
-	unpack_debs "$dir" sid pahole libdwarves1 libc6 libdw1t64 libelf1t64 libbpf1 zlib1g \
-		liblzma5 libbz2-1.0 libzstd1
-	write_wrapper "$dir" pahole132
-	[ "$("$dir/bin/pahole132" --version)" = v1.32 ] || { log "pahole 1.32 does not run"; exit 1; }
-}
-
-pahole124() {
-	local dir=$CACHE/pahole-1.24
-	if [ -x "$dir/bin/pahole124" ] && [ "$("$dir/bin/pahole124" --version)" = v1.24 ]; then
-		return 0
-	fi
-	log "fetching pahole 1.24 from bookworm"
-	apt_update
-	unpack_debs "$dir" bookworm pahole libc6 libdw1 libelf1 libbpf1 zlib1g liblzma5 \
+	pahole_release 1.30 trixie pahole libc6 libdw1t64 libelf1t64 libbpf1 zlib1g liblzma5 \
 		libbz2-1.0 libzstd1
-	write_wrapper "$dir" pahole124
-	[ "$("$dir/bin/pahole124" --version)" = v1.24 ] || { log "pahole 1.24 does not run"; exit 1; }
+}
+pahole132() {
+	pahole_release 1.32 sid pahole libdwarves1 libc6 libdw1t64 libelf1t64 libbpf1 zlib1g \
+		liblzma5 libbz2-1.0 libzstd1
+}
+pahole124() {
+	pahole_release 1.24 bookworm pahole libc6 libdw1 libelf1 libbpf1 zlib1g liblzma5 \
+		libbz2-1.0 libzstd1
 }
 
 # ccsid : the newest gcc and clang Debian has (sid's gcc-16 and clang-21,

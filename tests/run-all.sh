@@ -4,7 +4,7 @@
 # (cached in $DWARF2BTF_CACHE), builds, and runs every CTest test but the
 # whole 7.2 module tree (label moduletree: ctest -L moduletree), the
 # other architectures' whole module sets (label arches: ctest -L arches)
-# and pahole 1.32 mode (label pahole132: ctest -L pahole132).
+# and the modules in pahole 1.32 mode (label pahole132: ctest -L pahole132).
 #
 # Then the same build under AddressSanitizer + UndefinedBehaviorSanitizer and
 # under ThreadSanitizer runs every test but the long real-kernel ones and the
