@@ -1538,7 +1538,7 @@ static int die_process_array(struct cu_loader *l, struct dr_die *die, struct cu_
 				continue;
 			t->size = subrange_nelems(l, &child);
 			n *= (uint32_t)t->size;
-			/* 1.32: an entry per dimension, outermost first for now */
+			/* 1.32: an entry per dimension, outermost first (reversed below) */
 			if (per_dim && !type_add_unnamed(l, die->off, t))
 				return -ENOMEM;
 		}
