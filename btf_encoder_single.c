@@ -1859,7 +1859,8 @@ static int emit_saved_funcs(struct btf_encoder *enc)
 			first = canonical_func(first, j - i);
 			if (func_optimized_abi(first))
 				continue;
-			if (first->elf->kfunc && enc->conf->attributes && enc->conf->decl_tag_kfuncs) {
+			/* (kfuncs are read only with decl_tag_kfuncs, which pahole also asks) */
+			if (first->elf->kfunc && enc->conf->attributes) {
 				err = arena_tags(enc, &enc->funcs[first - enc->funcs]);
 				if (err)
 					break;

@@ -1778,18 +1778,32 @@ struct param_reg_walk {
 	const uint8_t *end; /* of the furthest expression read */
 };
 
+/*
+ * One expression of a parameter's location list: counted (@loc), how far it
+ * reaches noted (@end), up to @max of its operations decoded into @ops.
+ * Returns their number, or -1 to stop the walk where libdw stops (at an
+ * expression it cannot decode).
+ */
+static int loc_expr_decode(const struct dr_cu *dc, int *loc, const uint8_t **end,
+			   const uint8_t *expr, size_t len, struct dr_op *ops, int max)
+{
+	int n;
+
+	(*loc)++;
+	if (expr + len > *end)
+		*end = expr + len;
+	n = dr_expr__decode(dc, expr, len, ops, max);
+	return n < 0 ? -1 : n;
+}
+
 static int param_reg_expr(void *ctx, const uint8_t *expr, size_t len)
 {
 	struct param_reg_walk *w = ctx;
 	struct dr_op ops[MAX_PARAM_OPS], eop;
-	int n;
+	int n = loc_expr_decode(w->dc, &w->loc, &w->end, expr, len, ops, MAX_PARAM_OPS);
 
-	w->loc++;
-	if (expr + len > w->end)
-		w->end = expr + len;
-	n = dr_expr__decode(w->dc, expr, len, ops, MAX_PARAM_OPS);
 	if (n < 0)
-		return -1; /* libdw stops at an expression it cannot decode */
+		return -1;
 	if (n > 1 && n <= MAX_PARAM_OPS && ops[n - 1].atom == DW_OP_stack_value)
 		n--;
 	if (n != 1)
@@ -1909,16 +1923,11 @@ static int param_loc_expr(void *ctx, const uint8_t *expr, size_t len)
 	struct dr_op buf[MAX_PARAM_OPS], *ops = buf, eop;
 	struct cu_param *p = w->p;
 	bool stack_value;
-	int n, reg = -1;
+	int n = loc_expr_decode(w->dc, &w->loc, &w->end, expr, len, ops, MAX_PARAM_OPS);
+	int reg = -1;
 
-	w->loc++;
-	if (expr + len > w->end)
-		w->end = expr + len;
-	n = dr_expr__decode(w->dc, expr, len, ops, MAX_PARAM_OPS);
-	if (n < 0)
-		return -1; /* libdw stops at an expression it cannot decode */
-	if (n == 0)
-		return 0;
+	if (n <= 0)
+		return n;
 	if (n > MAX_PARAM_OPS) {
 		ops = malloc((size_t)n * sizeof(*ops));
 		if (!ops || dr_expr__decode(w->dc, expr, len, ops, n) != n) {
@@ -2437,9 +2446,10 @@ static uint32_t param_type_size(const struct cu *cu, uint32_t idx, uint8_t addr_
 	return 0;
 }
 
+/* index entries (key << 32 | param): by key (each DIE one parameter, so one entry) */
 static int key_idx_cmp(const void *a, const void *b)
 {
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	uint32_t x = (uint32_t)(*(const uint64_t *)a >> 32), y = (uint32_t)(*(const uint64_t *)b >> 32);
 
 	return x < y ? -1 : x > y;
 }
@@ -2468,21 +2478,10 @@ static int params_share(struct cu_loader *l)
 		for (p = fn->first_param; p < fn->first_param + fn->nr_params; p++) {
 			const struct cu_param *pos = &cu->params[p];
 			uint64_t key = (uint64_t)pos->origin << 32, *hit;
-			uint32_t lo = 0, hi = n;
 			struct cu_param *opos;
 
-			if (!pos->origin)
-				continue;
-			while (lo < hi) { /* the first entry of that key */
-				uint32_t mid = lo + (hi - lo) / 2;
-
-				if (index[mid] < key)
-					lo = mid + 1;
-				else
-					hi = mid;
-			}
-			hit = lo < n && index[lo] >> 32 == pos->origin ? &index[lo] : NULL;
-			if (!hit)
+			if (!pos->origin ||
+			    !(hit = bsearch(&key, index, n, sizeof(*index), key_idx_cmp)))
 				continue;
 			opos = &cu->params[(uint32_t)*hit];
 			if (pos->idx != opos->idx)

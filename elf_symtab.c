@@ -293,12 +293,18 @@ static int symtab_add_object(struct elf_symtab *es, const char *name, int shndx)
 	return 0;
 }
 
-/* a symbol name's part after its first '.' names a piece, not a function */
-static bool piece_suffix(const struct elf_function *fn)
+/* has the symbol's name, after its first '.', @a or @b in it (".isra.0.cold") */
+static bool suffix_has(const struct elf_function *fn, const char *a, const char *b)
 {
 	const char *suffix = fn->name + fn->prefixlen;
 
-	return *suffix && (strstr(suffix, ".cold") || strstr(suffix, ".part"));
+	return *suffix && (strstr(suffix, a) || strstr(suffix, b));
+}
+
+/* a symbol name's part after its first '.' names a piece, not a function */
+static bool piece_suffix(const struct elf_function *fn)
+{
+	return suffix_has(fn, ".cold", ".part");
 }
 
 /* by name up to the first '.' (strcmp on those names), then symbol order */
@@ -337,9 +343,7 @@ static bool addrs_ambiguous(const struct elf_function_sym *syms, uint32_t n)
  * whose parameters the compiler may have changed */
 static bool optimized_suffix(const struct elf_function *fn)
 {
-	const char *suffix = fn->name + fn->prefixlen;
-
-	return *suffix && (strstr(suffix, ".constprop") || strstr(suffix, ".isra"));
+	return suffix_has(fn, ".constprop", ".isra");
 }
 
 /*
@@ -480,10 +484,12 @@ static int symtab_read_symbols(struct elf_symtab *es, Elf_Scn *scn, GElf_Shdr *s
 			.prefixlen = (uint32_t)(dot ? (size_t)(dot - name) : len),
 			.rank = (uint32_t)es->nr_funcs, /* symbol order, for symtab_group */
 		};
-		if (d2b_grow(&es->sym_addrs, &es->cap_sym_addrs, es->nr_funcs + 1,
-			     sizeof(*es->sym_addrs)))
-			return -ENOMEM;
-		es->sym_addrs[es->nr_funcs] = sym.st_value;
+		if (es->pahole >= 132) {
+			if (d2b_grow(&es->sym_addrs, &es->cap_sym_addrs, es->nr_funcs + 1,
+				     sizeof(*es->sym_addrs)))
+				return -ENOMEM;
+			es->sym_addrs[es->nr_funcs] = sym.st_value;
+		}
 		es->funcs[es->nr_funcs].key = name_key(name, es->funcs[es->nr_funcs].prefixlen);
 		es->ranked = es->ranked && name_rankable(name);
 		es->nr_funcs++;
@@ -496,8 +502,6 @@ static int symtab_read_symbols(struct elf_symtab *es, Elf_Scn *scn, GElf_Shdr *s
 		es->sym_addrs = NULL;
 		return err ? err : symtab_index_names(es);
 	}
-	free(es->sym_addrs);
-	es->sym_addrs = NULL;
 	err = msort(es->funcs, es->nr_funcs, sizeof(*es->funcs),
 		    es->ranked ? functions_key_cmp : functions_cmp);
 	if (err)
