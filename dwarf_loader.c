@@ -976,6 +976,8 @@ struct cu_loader {
 	uint64_t err_die; /* DIE the first error is about */
 	unsigned int bad_root_tag; /* -EPROTO: the unit's root DIE's tag */
 	uint64_t bad_ref_die; /* first DIE with a reference outside its unit */
+	uint64_t bad_attr_die; /* -ERANGE: first DIE with a value outside its section */
+	uint16_t bad_attr; /* and that value's attribute */
 	uint64_t bad_sig; /* first type signature with no type unit */
 	bool oom; /* an allocation failed where no error could be returned */
 	int depth;
@@ -1106,15 +1108,33 @@ static bool attr_flag(const struct dr_die *die, uint16_t at)
 	return a && dr_attr__flag(a);
 }
 
+/*
+ * A present attribute whose value cannot be read: a string or address index
+ * past its table, an offset past its section, a form of the wrong class.
+ * libdw reads it as absent (an anonymous type, a function without address);
+ * it is malformed DWARF, reported with the first such DIE of the unit.
+ */
+static void attr_bad(struct cu_loader *l, const struct dr_die *die, uint16_t at)
+{
+	if (!l->bad_attr_die) {
+		l->bad_attr_die = die->off;
+		l->bad_attr = at;
+	}
+}
+
 static const char *attr_name(struct cu_loader *l, const struct dr_die *die)
 {
 	struct dr_cu *acu = l->dc;
 	const struct dr_attr *a = dr_die__attr(die, DW_AT_name);
+	const char *name;
 
 	/* (most DIEs name themselves: no origin to follow) */
 	if (!a && !(a = attr_integrate(l, die, DW_AT_name, &acu)))
 		return NULL;
-	return dr_attr__string(acu, a);
+	name = dr_attr__string(acu, a);
+	if (!name)
+		attr_bad(l, die, DW_AT_name);
+	return name;
 }
 
 static uint32_t map_hash(uint32_t key, uint32_t cap)
@@ -2036,8 +2056,10 @@ static int die_process_function(struct cu_loader *l, struct dr_die *die)
 	fn.ret_type = rel_ref(l, die, DW_AT_type);
 	fn.declaration = attr_flag(die, DW_AT_declaration);
 	fn.die_off = die->off;
-	if ((a = dr_die__attr(die, DW_AT_low_pc)) && dr_attr__addr(l->dc, a, &fn.addr))
+	if ((a = dr_die__attr(die, DW_AT_low_pc)) && dr_attr__addr(l->dc, a, &fn.addr)) {
 		fn.addr = 0;
+		attr_bad(l, die, DW_AT_low_pc);
+	}
 	if (l->producer_clang && l->dl->conf->pahole >= 132)
 		fn.signature_changed = func_signature_changed(l, die);
 	err = die_process_body(l, die, &fs);
@@ -2150,9 +2172,13 @@ static bool var_location(struct cu_loader *l, const struct dr_die *die, uint64_t
 		*addr = op.number;
 		return true;
 	}
-	if (op.atom == DW_OP_addrx || op.atom == DW_OP_GNU_addr_index)
-		return !dr_cu__addrx(l->dc, op.number, addr);
-	return false;
+	if (op.atom != DW_OP_addrx && op.atom != DW_OP_GNU_addr_index)
+		return false;
+	if (dr_cu__addrx(l->dc, op.number, addr)) {
+		attr_bad(l, die, DW_AT_location);
+		return false;
+	}
+	return true;
 }
 
 static int die_process_variable(struct cu_loader *l, struct dr_die *die)
@@ -3106,6 +3132,8 @@ int dwarf_loader__load_cu(struct dwarf_loader *dl, unsigned int id, struct cu **
 		err = -ENOENT;
 	if (!err && l->bad_ref_die)
 		err = -EBADMSG;
+	if (!err && l->bad_attr_die)
+		err = -ERANGE;
 	if (!err)
 		err = cu_resolve(l);
 	if (err)
@@ -3130,6 +3158,14 @@ out_warn:
 			 "%s: CU %#" PRIx64 ": DIE %#" PRIx64 ": reference to no DIE of %s\n",
 			 dl->path, cu->off, l->bad_ref_die,
 			 dl->merged ? ".debug_info" : "its unit");
+	else if (err == -ERANGE)
+		load_err(dl, id,
+			 "%s: CU %#" PRIx64 ": DIE %#" PRIx64 ": %s: index or offset outside "
+			 "its section\n",
+			 dl->path, cu->off, l->bad_attr_die,
+			 l->bad_attr == DW_AT_name     ? "DW_AT_name" :
+			 l->bad_attr == DW_AT_low_pc   ? "DW_AT_low_pc" :
+							 "DW_AT_location");
 	else if (err == -EPROTO)
 		load_err(dl, id, "%s: CU %#" PRIx64 ": root DIE of tag %#x is no unit DIE\n",
 			 dl->path, cu->off, l->bad_root_tag);

@@ -196,6 +196,8 @@ int dr_unit__next(const struct dr_sections *secs, uint64_t *off, const uint8_t *
 		u->unit_type = (uint8_t)rd_fixed(&r, 1);
 		u->addr_size = (uint8_t)rd_fixed(&r, 1);
 		u->abbrev_off = rd_fixed(&r, u->offset_size);
+		if (u->unit_type < DW_UT_compile || u->unit_type > DW_UT_split_type)
+			return -EINVAL; /* its header's layout is unknown */
 		if (u->unit_type == DW_UT_skeleton || u->unit_type == DW_UT_split_compile) {
 			rd_skip(&r, 8);
 		} else if (u->unit_type == DW_UT_type || u->unit_type == DW_UT_split_type) {

@@ -428,15 +428,24 @@ bool elf_function__optimized_at(const struct elf_function *fn, uint64_t addr)
 	return false;
 }
 
-static int symtab_read_symbols(struct elf_symtab *es, Elf_Scn *scn, GElf_Shdr *sh)
+/* the symbols of .symtab (@scn); a malformed table is one line naming @path */
+static int symtab_read_symbols(struct elf_symtab *es, const char *path, Elf_Scn *scn,
+			       GElf_Shdr *sh)
 {
 	Elf_Data *data = elf_getdata(scn, NULL), *xdata = NULL;
-	size_t i, nr;
+	size_t i, nr, entsize = gelf_fsize(es->elf, ELF_T_SYM, 1, EV_CURRENT);
 	Elf_Scn *x = NULL;
 	int err;
 
-	if (!data || !sh->sh_entsize)
-		return -EINVAL;
+	if (!data) {
+		pr_warn("%s: .symtab: cannot read: %s\n", path, elf_errmsg(-1));
+		return -EBADMSG;
+	}
+	if (sh->sh_entsize != entsize) {
+		pr_warn("%s: .symtab: entry size %" PRIu64 ", not %zu\n", path,
+			(uint64_t)sh->sh_entsize, entsize);
+		return -EBADMSG;
+	}
 	nr = sh->sh_size / sh->sh_entsize;
 	while ((x = elf_nextscn(es->elf, x))) {
 		GElf_Shdr xsh;
@@ -458,11 +467,17 @@ static int symtab_read_symbols(struct elf_symtab *es, Elf_Scn *scn, GElf_Shdr *s
 		const char *dot;
 		size_t len;
 
-		if (!gelf_getsymshndx(data, xdata, (int)i, &sym, &xndx))
-			return -EINVAL;
+		if (!gelf_getsymshndx(data, xdata, (int)i, &sym, &xndx)) {
+			pr_warn("%s: .symtab: symbol %zu: cannot read: %s\n", path, i,
+				elf_errmsg(-1));
+			return -EBADMSG;
+		}
 		name = elf_strptr(es->elf, sh->sh_link, sym.st_name);
-		if (!name)
-			continue;
+		if (!name) { /* libelf: a bad sh_link, or an offset past the strings */
+			pr_warn("%s: .symtab: symbol %zu: no name at %#x of section %u: %s\n",
+				path, i, sym.st_name, sh->sh_link, elf_errmsg(-1));
+			return -EBADMSG;
+		}
 		if (GELF_ST_TYPE(sym.st_info) == STT_OBJECT) {
 			int shndx = sym.st_shndx == SHN_XINDEX ? (int)xndx : sym.st_shndx;
 
@@ -675,7 +690,7 @@ struct elf_symtab *elf_symtab__new(const char *path, const struct d2b_conf *conf
 		GElf_Shdr sh;
 
 		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB) {
-			*err = symtab_read_symbols(es, scn, &sh);
+			*err = symtab_read_symbols(es, path, scn, &sh);
 			if (!*err && conf->decl_tag_kfuncs)
 				*err = symtab_read_kfuncs(es, path, elf_getdata(scn, NULL), &sh);
 			if (*err) {

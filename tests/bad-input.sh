@@ -48,7 +48,7 @@ one_line() { head -c 400 "$1" | tr '\n' '|'; }
 
 tool=$work/tool.py
 cat >"$tool" <<'PY'
-import random, struct, sys
+import random, struct, sys, zlib
 
 def sections(b):
     shoff, = struct.unpack_from('<Q', b, 0x28)
@@ -110,6 +110,12 @@ def main():
             why = check_btf(p)
             if why: print('%s: %s' % (p, why))
         return
+    if op == 'zlib-zeros':         # zlib-zeros OUT SIZE: an Elf64_Chdr and SIZE zero bytes, deflated
+        c = zlib.compressobj(9); n = int(a[1], 0); z = bytearray()
+        for _ in range(n >> 20): z += c.compress(bytes(1 << 20))
+        z += c.flush()
+        open(a[0], 'wb').write(struct.pack('<IIQQ', 1, 0, n, 1) + z)
+        return
     path, a = a[0], a[1:]
     b = bytearray(open(path, 'rb').read())
     if op == 'zero':               # zero SECTION
@@ -169,6 +175,19 @@ def main():
         struct.pack_into('<H', b, 0x3e, int(a[0], 0))
     elif op == 'shlink0':          # shlink0 VALUE (section 0's sh_link)
         shoff, = struct.unpack_from('<Q', b, 0x28); struct.pack_into('<I', b, shoff + 0x28, int(a[0], 0))
+    elif op == 'shlink':           # shlink SECTION VALUE
+        struct.pack_into('<I', b, sec(b, a[0])['hdr'] + 0x28, int(a[1], 0))
+    elif op == 'shentsize':        # shentsize SECTION VALUE
+        struct.pack_into('<Q', b, sec(b, a[0])['hdr'] + 0x38, int(a[1], 0))
+    elif op == 'shflags-or':       # shflags-or SECTION BITS
+        o = sec(b, a[0])['hdr'] + 8; f, = struct.unpack_from('<Q', b, o)
+        struct.pack_into('<Q', b, o, f | int(a[1], 0))
+    elif op == 'chsize':           # chsize SECTION SIZE: a compressed section's Elf64_Chdr ch_size
+        struct.pack_into('<Q', b, sec(b, a[0])['off'] + 8, int(a[1], 0))
+    elif op == 'symname':          # symname VALUE: every symbol's st_name but the first's
+        s = sec(b, '.symtab')
+        for o in range(s['off'] + 24, s['off'] + s['size'], 24):
+            struct.pack_into('<I', b, o, int(a[0], 0))
     elif op == 'machine':          # machine E_MACHINE
         struct.pack_into('<H', b, 0x12, int(a[0], 0))
     elif op == 'poke':             # poke SECTION OFFSET HEXBYTES
@@ -398,6 +417,10 @@ crafted() {
 	.uleb128 8, 0x28; .byte 0; .uleb128 0x03, 0x08, 0x1c, 0x0d, 0, 0             # enumerator
 	.uleb128 9, 0x2e; .byte 1; .uleb128 0x03, 0x08, 0, 0                         # subprogram
 	.uleb128 10, 0x0b; .byte 1; .uleb128 0, 0                                    # lexical_block
+	.uleb128 11, 0x16; .byte 0; .uleb128 0x03, 0x08, 0x49, 0x13, 0, 0            # typedef
+	.uleb128 12, 0x0f; .byte 0; .uleb128 0x0b, 0x0b, 0x49, 0x13, 0, 0            # pointer_type
+	.uleb128 13, 0x26; .byte 0; .uleb128 0x49, 0x13, 0, 0                        # const_type
+	.uleb128 14, 0x35; .byte 0; .uleb128 0x49, 0x13, 0, 0                        # volatile_type
 	.byte 0
 	.section .debug_info,"",@progbits
 .Lcu:
@@ -457,6 +480,95 @@ crafted vlen <<'S'
 	.uleb128 8; .string "e"; .sleb128 1
 	.endr
 	.byte 0
+S
+# reference chains 100000 long: typedef to typedef, pointer to pointer
+# (each DIE refers to the next: its reference is its last 4 bytes)
+crafted typedef-chain <<'S'
+	.rept 100000
+	.uleb128 11; .string "t"; .long . + 4 - .Lcu
+	.endr
+	.uleb128 11; .string "t"; .long .Lint - .Lcu
+S
+crafted pointer-chain <<'S'
+	.rept 100000
+	.uleb128 12; .byte 8; .long . + 4 - .Lcu
+	.endr
+	.uleb128 12; .byte 8; .long .Lint - .Lcu
+S
+# loops of reference types: typedef a -> typedef b -> a; const -> volatile ->
+# typedef -> const; pointer -> pointer -> (the first)
+crafted typedef-loop <<'S'
+.La:	.uleb128 11; .string "a"; .long .Lb - .Lcu
+.Lb:	.uleb128 11; .string "b"; .long .La - .Lcu
+S
+crafted qualifier-loop <<'S'
+.Lc:	.uleb128 13; .long .Lv - .Lcu
+.Lv:	.uleb128 14; .long .Lt - .Lcu
+.Lt:	.uleb128 11; .string "t"; .long .Lc - .Lcu
+S
+crafted pointer-loop <<'S'
+.Lp:	.uleb128 12; .byte 8; .long .Lq - .Lcu
+.Lq:	.uleb128 12; .byte 8; .long .Lp - .Lcu
+S
+
+# crafted DWARF 5: `crafted5 NAME STR_OFFSETS_BASE ADDR_BASE <BODY`, one CU
+# with string (DW_FORM_strx1) and address (DW_FORM_addrx) indexes into
+# two-entry tables; a base type named by index (abbrev 15), a function whose
+# low_pc is an index (abbrev 16)
+crafted5() {
+	{ cat <<'S'
+	.section .note.GNU-stack,"",@progbits
+	.section .debug_abbrev,"",@progbits
+.Labbrev:
+	.uleb128 1, 0x11; .byte 1; .uleb128 0x25, 0x08, 0x13, 0x0b, 0x03, 0x08, 0x72, 0x17, 0x73, 0x17, 0, 0
+	.uleb128 4, 0x24; .byte 0; .uleb128 0x03, 0x08, 0x0b, 0x0b, 0x3e, 0x0b, 0, 0
+	.uleb128 15, 0x24; .byte 0; .uleb128 0x03, 0x25, 0x0b, 0x0b, 0x3e, 0x0b, 0, 0
+	.uleb128 16, 0x2e; .byte 0; .uleb128 0x03, 0x08, 0x3f, 0x19, 0x11, 0x1b, 0x12, 0x07, 0x49, 0x13, 0, 0
+	.byte 0
+	.section .debug_str_offsets,"",@progbits
+	.long 12; .value 5, 0
+.Lstroffs:
+	.long .Lsname - .Lstr, .Lsname - .Lstr
+	.section .debug_str,"MS",@progbits,1
+.Lstr:
+.Lsname: .string "long"
+	.section .debug_addr,"",@progbits
+	.long 20; .value 5; .byte 8, 0
+.Laddrs:
+	.quad main, main
+	.section .debug_info,"",@progbits
+.Lcu:
+	.long .Lcu_end - .Lcu_start
+.Lcu_start:
+	.value 5
+	.byte 1, 8
+	.long .Labbrev
+	.uleb128 1; .string "crafted"; .byte 0x0c; .string "crafted.c"
+S
+	  printf '	.long %s, %s
+.Lint:	.uleb128 4; .string "int"; .byte 4, 5
+' "$2" "$3"
+	  cat
+	  printf '	.byte 0
+.Lcu_end:
+'; } >"$src/$1.s"
+	gcc -o "$src/$1" "$src/main.o" "$src/$1.s" || tally_fail "fixture: cannot assemble $1"
+}
+crafted5 index-control .Lstroffs .Laddrs <<'S'
+	.uleb128 15; .byte 1; .byte 8, 5
+	.uleb128 16; .string "main"; .byte 1; .quad 0x10; .long .Lint - .Lcu
+S
+crafted5 strx-past .Lstroffs .Laddrs <<'S'
+	.uleb128 15; .byte 100; .byte 8, 5
+S
+crafted5 str-offsets-base-past 0x7ffffff0 .Laddrs <<'S'
+	.uleb128 15; .byte 1; .byte 8, 5
+S
+crafted5 addrx-past .Lstroffs .Laddrs <<'S'
+	.uleb128 16; .string "main"; .byte 100; .quad 0x10; .long .Lint - .Lcu
+S
+crafted5 addr-base-past .Lstroffs 0x7ffffff0 <<'S'
+	.uleb128 16; .string "main"; .byte 0; .quad 0x10; .long .Lint - .Lcu
 S
 
 # offset in .debug_info of the value of attribute $3 of the first DIE tagged
@@ -701,6 +813,56 @@ expect "unit root DIE is a struct" error "$(re "$in"): CU 0x[0-9a-f]+: (root DIE
 in=$(mkcase vlen "$src/vlen")
 expect "70000 members, 70000 enumerators (BTF vlen is 16 bits)" error "$(re "$in"): $die" \
 	"$in" "${in%/*}/out.btf"
+in=$(mkcase typedef-chain "$src/typedef-chain")
+expect "typedef chain 100000 long" success "" "$in" "${in%/*}/out.btf"
+in=$(mkcase pointer-chain "$src/pointer-chain")
+expect "pointer chain 100000 long" success "" "$in" "${in%/*}/out.btf"
+for c in typedef-loop qualifier-loop pointer-loop; do
+	in=$(mkcase $c "$src/$c")
+	expect "$c" error "$(re "$in"): ${die}type refers to itself" "$in" "${in%/*}/out.btf"
+done
+# DWARF 5 indexes and bases past their tables (libdw, and so pahole, reads
+# them as absent: an anonymous type, a function without address)
+in=$(mkcase index-control "$src/index-control")
+expect "DWARF 5 string and address indexes (control)" success "" "$in" "${in%/*}/out.btf"
+in=$(mkcase strx-past "$src/strx-past")
+expect "DW_FORM_strx1 index past .debug_str_offsets" error \
+	"$(re "$in"): ${die}DW_AT_name: index or offset outside its section" "$in" "${in%/*}/out.btf"
+in=$(mkcase str-offsets-base-past "$src/str-offsets-base-past")
+expect "DW_AT_str_offsets_base past .debug_str_offsets" error \
+	"$(re "$in"): ${die}DW_AT_name: index or offset outside its section" "$in" "${in%/*}/out.btf"
+in=$(mkcase addrx-past "$src/addrx-past")
+expect "DW_FORM_addrx index past .debug_addr" error \
+	"$(re "$in"): ${die}DW_AT_low_pc: index or offset outside its section" "$in" "${in%/*}/out.btf"
+in=$(mkcase addr-base-past "$src/addr-base-past")
+expect "DW_AT_addr_base past .debug_addr" error \
+	"$(re "$in"): ${die}DW_AT_low_pc: index or offset outside its section" "$in" "${in%/*}/out.btf"
+# unit headers (prog is DWARF 5: version, unit_type, address_size, debug_abbrev_offset)
+for c in "version 6:4:0600" "version 1:4:0100" "unit type 0x7f:6:7f" "address size 3:7:03"; do
+	IFS=: read -r what at hex <<<"$c"
+	in=$(mkcase "unit-${what// /-}"); edit "$in" poke .debug_info "$at" "$hex"
+	expect "unit header: $what" error "$(re "$in"): \.debug_info: bad unit header at offset 0" \
+		"$in" "${in%/*}/out.btf"
+done
+in=$(mkcase unit-abbrev-off); edit "$in" poke .debug_info 8 ffffff7f
+expect "unit header: .debug_abbrev offset past the section" error \
+	"$(re "$in"): ${cu}bad abbreviation table or unit DIE" "$in" "${in%/*}/out.btf"
+# compressed .debug_info: a size that lies, and a deflate bomb (256 MiB of
+# zeros in 256 KB, zlib's own ratio): libelf inflates it, the zeros are no unit
+objcopy --compress-debug-sections=zlib "$prog" "$src/prog-z" || tally_fail "fixture: cannot compress"
+in=$(mkcase compressed-control "$src/prog-z")
+expect "compressed debug sections (control)" success "" "$in" "${in%/*}/out.btf"
+for v in 0x10000000000 0x10; do
+	in=$(mkcase "ch-size-$v" "$src/prog-z"); edit "$in" chsize .debug_info $v
+	expect "compressed .debug_info claiming $v bytes" error \
+		"$(re "$in"): \.debug_info: cannot decompress: " "$in" "${in%/*}/out.btf"
+done
+python3 "$tool" zlib-zeros "$src/bomb.z" 0x10000000
+in=$(mkcase zlib-bomb)
+objcopy --update-section .debug_info="$src/bomb.z" --set-section-alignment .debug_info=8 "$prog" "$in"
+edit "$in" shflags-or .debug_info 0x800
+expect "compressed .debug_info: 256 MiB of zeros" error \
+	"$(re "$in"): \.debug_info: bad unit header at offset 0" "$in" "${in%/*}/out.btf"
 
 # ---------------------------------------------------------------------------
 # relocatable files (modules): a machine or a relocation type without a rule
@@ -736,6 +898,15 @@ expect "no .symtab" error "$(re "$in"): .*\.symtab" "$in" "${in%/*}/out.btf"
 in=$(mkcase no-symtab-unit-length); edit "$in" shtype .symtab 1; edit "$in" poke .debug_info 0 efffffff
 expect "no .symtab and unit length 0xffffffef: the DWARF's error" error \
 	"$(re "$in"): \.debug_info: .*offset 0" "$in" "${in%/*}/out.btf"
+in=$(mkcase symtab-names); edit "$in" symname 0xfffffff
+expect "symbol names past .strtab" error \
+	"$(re "$in"): \.symtab: symbol 1: no name at 0xfffffff of section [0-9]+: " "$in" "${in%/*}/out.btf"
+in=$(mkcase symtab-link); edit "$in" shlink .symtab 999
+expect ".symtab's sh_link names no section" error \
+	"$(re "$in"): \.symtab: symbol 0: no name at 0 of section 999: " "$in" "${in%/*}/out.btf"
+in=$(mkcase symtab-entsize); edit "$in" shentsize .symtab 7
+expect ".symtab entry size 7" error "$(re "$in"): \.symtab: entry size 7, not 24" \
+	"$in" "${in%/*}/out.btf"
 head -c 1000 /dev/urandom >"$src/garbage"
 in=$(mkcase btf-ids-garbage); objcopy --add-section .BTF_ids="$src/garbage" "$prog" "$in"
 expect ".BTF_ids of random bytes, decl_tag_kfuncs" any "$(re "$in"): " "$in" "${in%/*}/out.btf" \
