@@ -325,28 +325,35 @@ int btf_check__raw(const void *data, size_t size, char *why, size_t why_size)
 	c.strs_len = str_len;
 	if (!str_len || c.strs[0] || c.strs[str_len - 1])
 		return fail(&c, 0, "the string section does not start and end with NUL");
+	/* (each failure breaks out, to free the offsets) */
 	for (pos = 0; pos < type_len;) {
 		uint32_t info, kind;
 		int64_t extra;
 
-		if (type_len - pos < 12)
-			return fail(&c, c.nr + 1, "cut short by the end of the type section");
+		if (type_len - pos < 12) {
+			err = fail(&c, c.nr + 1, "cut short by the end of the type section");
+			break;
+		}
 		info = get32(&c, c.types + pos + 4);
 		kind = (info >> 24) & 0x1f;
-		if (info & 0x60ff0000 || !kind || kind > BTF_KIND_ENUM64)
-			return fail(&c, c.nr + 1, "kind %u, info %#x", kind, info);
+		if (info & 0x60ff0000 || !kind || kind > BTF_KIND_ENUM64) {
+			err = fail(&c, c.nr + 1, "kind %u, info %#x", kind, info);
+			break;
+		}
 		extra = extra_size((int)kind, info & 0xffff);
-		if (extra > type_len - pos - 12)
-			return fail(&c, c.nr + 1, "%s of %u entries past the type section",
-				    kind_name((int)kind), info & 0xffff);
+		if (extra > type_len - pos - 12) {
+			err = fail(&c, c.nr + 1, "%s of %u entries past the type section",
+				   kind_name((int)kind), info & 0xffff);
+			break;
+		}
 		if (c.nr + 2 > cap) {
 			uint32_t *grown;
 
 			cap = cap ? cap * 2 : 1024;
 			grown = realloc(c.off, (size_t)cap * sizeof(*c.off));
 			if (!grown) {
-				free(c.off);
-				return -ENOMEM;
+				err = -ENOMEM;
+				break;
 			}
 			c.off = grown;
 		}

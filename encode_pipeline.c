@@ -174,7 +174,7 @@ static struct btf *base_new(const char *path, const void *data, size_t size, boo
  * (ah4.ko: 6,506 -> 5,574, perf stat), Documentation/performance.md,
  * "Kernel modules".
  */
-static struct btf *base_open(const char *path, int *err)
+struct btf *encode_pipeline__base_open(const char *path, int *err)
 {
 	struct btf *btf = NULL;
 	Elf_Scn *scn = NULL;
@@ -332,7 +332,7 @@ int encode_pipeline__run(const char *path, const struct d2b_conf *conf)
 	if (conf->btf_base) {
 		if (D2B_MMAP_THRESHOLD)
 			mallopt(M_MMAP_THRESHOLD, BASE_MMAP_THRESHOLD);
-		base = base_open(conf->btf_base, &err);
+		base = encode_pipeline__base_open(conf->btf_base, &err);
 		if (D2B_MMAP_THRESHOLD)
 			mallopt(M_MMAP_THRESHOLD, D2B_MMAP_THRESHOLD);
 		if (!base)

@@ -6,6 +6,7 @@
 #ifndef ENCODE_PIPELINE_H
 #define ENCODE_PIPELINE_H
 
+struct btf;
 struct d2b_conf;
 
 /*
@@ -14,5 +15,11 @@ struct d2b_conf;
  * left and an in-place target is unchanged.
  */
 int encode_pipeline__run(const char *path, const struct d2b_conf *conf);
+
+/*
+ * The --btf_base @path: an ELF file's .BTF, or raw BTF, checked by
+ * btf_check before libbpf reads it. NULL, *@err and one line on failure.
+ */
+struct btf *encode_pipeline__base_open(const char *path, int *err);
 
 #endif /* ENCODE_PIPELINE_H */

@@ -118,7 +118,7 @@
 /*
  * ... but while the base BTF is read: libbpf copies a vmlinux's .BTF (5 MB)
  * into a block it frees once it makes the base modifiable, at the module's
- * first string (for raw BTF, base_open reads the file into another first).
+ * first string (for raw BTF, encode_pipeline__base_open reads the file into another first).
  * Below the threshold such blocks would stay resident in the arena and
  * make up a small module's peak; mapped of their own they go back.
  * Measured (Documentation/performance.md, "Tuning knobs"): peak RSS for

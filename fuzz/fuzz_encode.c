@@ -16,6 +16,13 @@
  * and each once more with --exact (no shortcut): where both succeed, their
  * outputs must be the same bytes, or the target aborts (a shortcut's bug).
  *
+ * Each input is also read as a --btf_base (raw BTF, or an ELF file's .BTF)
+ * by encode_pipeline__base_open(); a base it accepts gets a split BTF of
+ * pointers to its first types, deduplicated by libbpf against it, as a
+ * module's BTF is: a base that passes the checks must not crash libbpf.
+ *
+ * fuzz/mutate_elf.c is the libFuzzer binary's custom mutator.
+ *
  * Errors are expected and ignored (they go to stderr: run libFuzzer with
  * -close_fd_mask=2 to silence them); crashes, sanitizer reports, leaks and
  * hangs are the findings. Nothing survives from one input to the next but
@@ -26,6 +33,7 @@
  * clang), and with fuzz/replay_main.c as fuzz_replay, which runs the
  * committed corpus (fuzz/corpus) in CTest without libFuzzer.
  */
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -138,6 +146,27 @@ static bool same_file(const char *a, const char *b)
 	return same;
 }
 
+/* @path as a base: checked, then a split BTF deduplicated against it */
+static void base_both(const char *path)
+{
+	struct btf *base, *split;
+	uint32_t id, n;
+	int err;
+
+	base = encode_pipeline__base_open(path, &err);
+	if (!base)
+		return;
+	split = btf__new_empty_split(base);
+	n = btf__type_cnt(base);
+	for (id = 1; split && id < n && id <= 256; id++)
+		if (btf__add_ptr(split, (int)id) < 0)
+			break;
+	if (split)
+		btf__dedup(split, NULL);
+	btf__free(split);
+	btf__free(base);
+}
+
 /* the default path, then --exact: where both succeed, the same bytes */
 static void encode_both(const char *path, int variant)
 {
@@ -170,6 +199,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 	encode_both(path, 0);
 	encode_both(path, 1);
+	base_both(path);
 	close(fd);
 	return 0;
 }

@@ -15,13 +15,16 @@
 #    DWARF 5 DW_UT_type), relocatable and linked;
 #  - one real kernel module (msdos.ko from Debian's 6.1 debug package, in
 #    the dwarf2btf cache), without its .BTF, ORC and frame sections and with
-#    compressed debug sections, if the cache has it.
+#    compressed debug sections, if the cache has it;
+#  - given a dwarf2btf binary, the inputs of tests/bad-input.sh's cases up
+#    to 300,000 bytes (ELF edits, DWARF written DIE by DIE, corrupt bases),
+#    named bad-CASE-N.
 #
-# Usage: fuzz/make-seeds.sh OUTDIR
+# Usage: fuzz/make-seeds.sh OUTDIR [DWARF2BTF]
 set -euo pipefail
 
-if [ $# -ne 1 ]; then
-	echo "usage: $0 OUTDIR" >&2
+if [ $# -lt 1 ] || [ $# -gt 2 ]; then
+	echo "usage: $0 OUTDIR [DWARF2BTF]" >&2
 	exit 2
 fi
 out=$1
@@ -90,5 +93,9 @@ if [ -f "$ko" ]; then
 		--compress-debug-sections=zlib "$ko" "$out/msdos-6.1-z.ko"
 else
 	echo "make-seeds.sh: $ko not found, no kernel module seed" >&2
+fi
+if [ $# -eq 2 ]; then
+	BAD_INPUT_SEEDS=$out bash "$top/tests/bad-input.sh" "$2" >/dev/null ||
+		echo "make-seeds.sh: tests/bad-input.sh failed; its seeds are kept" >&2
 fi
 ls -l "$out"

@@ -8,6 +8,9 @@
 #
 # Usage: tests/bad-input.sh DWARF2BTF
 #
+# With $BAD_INPUT_SEEDS set to a directory, the cases' inputs are also copied
+# there, as fuzz seeds.
+#
 # Needs gcc, binutils (objcopy, readelf) and python3 (byte edits). Uses, when
 # present, Debian's 6.1 vmlinux from $DWARF2BTF_CACHE (tests/fetch.sh) for
 # the signal cases, and a tmpfs (mount, as root) for the ENOSPC and
@@ -311,9 +314,23 @@ run() {
 	return 0
 }
 
+# the case's input file and --btf_base file, as fuzz seeds (fuzz/make-seeds.sh):
+# regular files up to the fuzzer's 300,000 bytes, in $BAD_INPUT_SEEDS if set
+keep_seeds() {
+	local name=$1 f n=0; shift
+	[ -n "${BAD_INPUT_SEEDS:-}" ] || return 0
+	for f in "$@"; do
+		f=${f#--btf_base=}
+		[ -f "$f" ] && [ "$(stat -c %s "$f")" -le 300000 ] || continue
+		cp "$f" "$BAD_INPUT_SEEDS/bad-$(printf '%s' "$name" | tr -c 'A-Za-z0-9.-' _)-$n"
+		n=$((n + 1))
+	done
+}
+
 # expect NAME KIND RE IN OUT ARGS...: one case (see run)
 expect() {
 	local name=$1; shift
+	keep_seeds "$name" "$3" $(printf '%s\n' "${@:5}" | grep '^--btf_base=')
 	if run "$3" "$4" "$1" "$2" "${@:5}"; then tally_ok "$name"; else tally_fail "$name: $WHY"; fi
 	RUN_ENV=()
 }
