@@ -75,8 +75,8 @@
 
 #include "btf_batches.h"
 #include "btf_encoder_single.h"
-#include "btf_features.h"
 #include "btf_raw.h"
+#include "d2b_conf.h"
 #include "d2b_util.h"
 #include "dwarf_loader.h"
 #include "elf_symtab.h"

@@ -1,58 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * btf_features - the encoder configuration and pahole's --btf_features rules.
- *
- * struct d2b_conf holds every setting the command line can change. Settings
- * driven by a BTF feature are listed in one table (btf_features.c) with the
- * field they set, so --btf_features, --supported_btf_features and the legacy
- * flags all go through the same code.
+ * btf_features - pahole's --btf_features rules, applied to a struct
+ * d2b_conf (d2b_conf.h). Settings driven by a BTF feature are listed in one
+ * table (btf_features.c) with the field they set, so --btf_features,
+ * --supported_btf_features and the legacy flags all go through the same
+ * code.
  */
 #ifndef BTF_FEATURES_H
 #define BTF_FEATURES_H
 
-#include <stdbool.h>
-
-struct d2b_conf {
-	/* feature-driven settings (see btf_features.c) */
-	bool encode_force;
-	bool skip_vars;
-	bool gen_floats;
-	bool skip_decl_tag;
-	bool skip_type_tag;
-	bool skip_enum64;
-	bool gen_optimized;
-	bool skip_inconsistent_proto;
-	bool decl_tag_kfuncs;
-	bool reproducible_build; /* accepted, no effect: always reproducible */
-	bool distilled_base;
-	bool global_var;
-	bool attributes;
-	bool true_signature;   /* pahole 1.32 */
-	bool force_cu_merging; /* pahole 1.32 */
-
-	/* other settings */
-	unsigned int pahole; /* the pahole release reproduced: 130 or 132 */
-	bool features_seen; /* a --btf_features was parsed */
-	bool features_strict;
-	int verbose;
-	unsigned int nr_jobs; /* worker threads, >= 1 */
-	unsigned int nr_cpus; /* CPUs it may run on (0: not known): threads that run at once */
-	unsigned int window;  /* max units loaded, not yet encoded */
-	unsigned int batch_types; /* types per dedup batch (btf_batches.c); 0: one BTF */
-	bool exact; /* --exact: no shortcut, pahole's whole stream to one btf__dedup */
-	const char *lang_exclude; /* comma-separated, or NULL */
-	const char *detached;	  /* --btf_encode_detached path, or NULL */
-	const char *btf_base;
-
-	/* test hooks (tests/stress_kernel.c); the command line never sets them */
-	void (*test_before_load)(void *ctx, unsigned int id); /* on a worker */
-	void (*test_on_in_flight)(void *ctx, unsigned int in_flight);
-	void *test_ctx;
-};
-
-/* the pahole releases reproduced, as --numeric_version prints them */
-#define PAHOLE_RELEASE_DEFAULT 130
-#define PAHOLE_RELEASE_NEWEST 132
+#include "d2b_conf.h"
 
 /*
  * plain -J defaults: vars, decl/type tags and enum64 on, the rest off; the

@@ -8,23 +8,17 @@
 #define D2B_UTIL_H
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/resource.h>
-#include <sys/stat.h>
-#include <sys/syscall.h>
 #include <time.h>
-#include <unistd.h>
 
 /*
  * Diagnostics go to stderr, or, on a thread that sets d2b_msgs (a memory
  * stream), into it, to be printed later or dropped: encode_pipeline's open
  * reads the ELF symbols on a thread of its own and reports as if it had
- * not. Defined in encode_pipeline.c.
+ * not.
  */
 extern __thread FILE *d2b_msgs;
 #define pr_warn(fmt, ...) fprintf(d2b_msgs ? d2b_msgs : stderr, "dwarf2btf: " fmt, ##__VA_ARGS__)
@@ -34,28 +28,7 @@ extern __thread FILE *d2b_msgs;
  * block) is a regular file, which it then reads blocking; else one line
  * naming @path and what it is, and -EINVAL (or -errno)
  */
-static inline int d2b_regular_file(int fd, const char *path)
-{
-	struct stat st;
-	int fl = fcntl(fd, F_GETFL);
-
-	if (fstat(fd, &st) < 0 || fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0) {
-		int err = -errno;
-
-		pr_warn("%s: %s\n", path, strerror(errno));
-		return err;
-	}
-	if (S_ISREG(st.st_mode))
-		return 0;
-	pr_warn("%s: not a regular file (%s)\n", path,
-		S_ISDIR(st.st_mode)    ? "a directory"
-		: S_ISFIFO(st.st_mode) ? "a FIFO"
-		: S_ISCHR(st.st_mode)  ? "a character device"
-		: S_ISBLK(st.st_mode)  ? "a block device"
-		: S_ISSOCK(st.st_mode) ? "a socket"
-				       : "not a file");
-	return -EINVAL;
-}
+int d2b_regular_file(int fd, const char *path);
 
 /*
  * Make room for exactly @n elements of @elem_sz bytes in *@arr whose
@@ -103,29 +76,7 @@ static inline int d2b_grow(void *arr, uint32_t *cap, uint64_t need, size_t elem_
  */
 #define D2B_HUGE (2ul << 20)
 
-static inline void *d2b_map(size_t n, size_t *sz)
-{
-	size_t page = (size_t)sysconf(_SC_PAGESIZE);
-	size_t align = n >= D2B_HUGE ? D2B_HUGE : page, extra = align - page;
-	char *p, *a;
-
-	if (n > SIZE_MAX - 2 * D2B_HUGE)
-		return NULL;
-	*sz = (n + align - 1) & ~(align - 1);
-	/* @extra more, to cut an aligned *@sz out of it */
-	p = (char *)mmap(NULL, *sz + extra, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1,
-			 0);
-	if (p == MAP_FAILED)
-		return NULL;
-	a = (char *)(((uintptr_t)p + align - 1) & ~(uintptr_t)(align - 1));
-	if (a > p)
-		munmap(p, (size_t)(a - p));
-	if (p + *sz + extra > a + *sz)
-		munmap(a + *sz, (size_t)(p + *sz + extra - (a + *sz)));
-	if (align == D2B_HUGE)
-		madvise(a, *sz, MADV_HUGEPAGE); /* a hint: its failure changes nothing */
-	return a;
-}
+void *d2b_map(size_t n, size_t *sz);
 
 /*
  * The collector (the main thread) and the encoder's writer are the threads
@@ -144,20 +95,7 @@ static inline void *d2b_map(size_t n, size_t *sz)
  * Make the calling thread @delta nicer (Linux: nice is per thread). Best
  * effort: a failure only changes the timing, so it is ignored.
  */
-static inline void d2b_thread_nicer(int delta)
-{
-	id_t tid = (id_t)syscall(SYS_gettid);
-	int nice;
-
-	if (delta <= 0)
-		return;
-	errno = 0;
-	nice = getpriority(PRIO_PROCESS, tid);
-	if (nice == -1 && errno)
-		return;
-	nice = nice + delta > 19 ? 19 : nice + delta;
-	(void)setpriority(PRIO_PROCESS, tid, nice);
-}
+void d2b_thread_nicer(int delta);
 
 /* @clock (CLOCK_MONOTONIC, CLOCK_THREAD_CPUTIME_ID, ...) in seconds; 0 if unreadable */
 static inline double d2b_clock_s(clockid_t clock)

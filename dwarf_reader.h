@@ -7,8 +7,9 @@
  * sibling by re-parsing the subtree before it; its CU lookups and
  * location-list caches are shared, unlocked state. This reader decodes a
  * DIE's attributes once, remembers where each subtree ends, and has no shared
- * mutable state at all: struct dr_file is read-only after dr_file__open(),
- * and a struct dr_cu belongs to the one thread reading that unit.
+ * mutable state at all: struct dr_sections is read-only once the loader has
+ * mapped (and, in a module, relocated) the sections, and a struct dr_cu
+ * belongs to the one thread reading that unit.
  *
  * Every read is checked against its section's end; malformed input gives
  * -EINVAL (never a read out of bounds) and the caller reports the CU and DIE

@@ -47,7 +47,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "btf_features.h"
+#include "d2b_conf.h"
 #include "d2b_util.h"
 #include "elf_symtab.h"
 #include "msort.h"
@@ -371,9 +371,10 @@ static int symtab_group(struct elf_symtab *es)
 		struct elf_function *g = &groups[nr];
 		char *name = strndup(es->funcs[i].name, es->funcs[i].prefixlen);
 
-		for (j = i + 1; j < n && !memcmp(es->funcs[i].name, es->funcs[j].name,
-						  es->funcs[i].prefixlen) &&
-				es->funcs[i].prefixlen == es->funcs[j].prefixlen;
+		for (j = i + 1;
+		     j < n &&
+		     !memcmp(es->funcs[i].name, es->funcs[j].name, es->funcs[i].prefixlen) &&
+		     es->funcs[i].prefixlen == es->funcs[j].prefixlen;
 		     j++)
 			;
 		g->syms = malloc((j - i) * sizeof(*g->syms));
@@ -429,8 +430,7 @@ bool elf_function__optimized_at(const struct elf_function *fn, uint64_t addr)
 }
 
 /* the symbols of .symtab (@scn); a malformed table is one line naming @path */
-static int symtab_read_symbols(struct elf_symtab *es, const char *path, Elf_Scn *scn,
-			       GElf_Shdr *sh)
+static int symtab_read_symbols(struct elf_symtab *es, const char *path, Elf_Scn *scn, GElf_Shdr *sh)
 {
 	Elf_Data *data = elf_getdata(scn, NULL), *xdata = NULL;
 	size_t i, nr, entsize = gelf_fsize(es->elf, ELF_T_SYM, 1, EV_CURRENT);
@@ -474,8 +474,8 @@ static int symtab_read_symbols(struct elf_symtab *es, const char *path, Elf_Scn 
 		}
 		name = elf_strptr(es->elf, sh->sh_link, sym.st_name);
 		if (!name) { /* libelf: a bad sh_link, or an offset past the strings */
-			pr_warn("%s: .symtab: symbol %zu: no name at %#x of section %u: %s\n",
-				path, i, sym.st_name, sh->sh_link, elf_errmsg(-1));
+			pr_warn("%s: .symtab: symbol %zu: no name at %#x of section %u: %s\n", path,
+				i, sym.st_name, sh->sh_link, elf_errmsg(-1));
 			return -EBADMSG;
 		}
 		if (GELF_ST_TYPE(sym.st_info) == STT_OBJECT) {
@@ -632,7 +632,8 @@ static int symtab_read_kfuncs(struct elf_symtab *es, const char *path, Elf_Data 
 				if (len < 0)
 					continue;
 				for (s = 0; s < nr_sets; s++)
-					if (sym.st_value >= sets[s].start && sym.st_value < sets[s].end)
+					if (sym.st_value >= sets[s].start &&
+					    sym.st_value < sets[s].end)
 						break;
 				if (s == nr_sets)
 					continue;

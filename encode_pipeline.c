@@ -31,7 +31,7 @@
 
 #include "btf_check.h"
 #include "btf_encoder_single.h"
-#include "btf_features.h"
+#include "d2b_conf.h"
 #include "d2b_util.h"
 #include "dwarf_loader.h"
 #include "dwarves_emit_ordered.h"
@@ -76,8 +76,6 @@ static void phase_report(const struct d2b_conf *conf, struct phase_clock *pc, co
 
 /* ---------------------------------------------------------------------- */
 /* open                                                                   */
-
-__thread FILE *d2b_msgs;
 
 /*
  * The ELF symbols are read on a thread of their own while the main thread
@@ -247,6 +245,7 @@ out:
 
 struct run {
 	const struct d2b_conf *conf;
+	const struct encode_hooks *hooks; /* or NULL */
 	struct dwarf_loader *dl;
 	struct btf_encoder *enc;
 };
@@ -256,8 +255,8 @@ static int run_load(void *ctx, unsigned int id, void **unit)
 	struct run *r = ctx;
 	int err;
 
-	if (r->conf->test_before_load)
-		r->conf->test_before_load(r->conf->test_ctx, id);
+	if (r->hooks && r->hooks->before_load)
+		r->hooks->before_load(r->hooks->ctx, id);
 	err = dwarf_loader__load_cu(r->dl, id, (struct cu **)unit);
 	if (err)
 		return err;
@@ -285,7 +284,7 @@ static void run_on_in_flight(void *ctx, unsigned int in_flight)
 {
 	struct run *r = ctx;
 
-	r->conf->test_on_in_flight(r->conf->test_ctx, in_flight);
+	r->hooks->on_in_flight(r->hooks->ctx, in_flight);
 }
 
 static void run_discard(void *ctx, unsigned int id, void *unit)
@@ -301,24 +300,30 @@ static const struct emit_ordered_ops run_ops = {
 
 int encode_pipeline__run(const char *path, const struct d2b_conf *conf)
 {
+	return encode_pipeline__run_hooked(path, conf, NULL);
+}
+
+int encode_pipeline__run_hooked(const char *path, const struct d2b_conf *conf,
+				const struct encode_hooks *hooks)
+{
 	struct emit_ordered_opts opts = {
 		.sz = sizeof(opts),
 		.nr_workers = conf->nr_jobs,
 		.window = conf->window,
-		.on_in_flight = conf->test_on_in_flight ? run_on_in_flight : NULL,
+		.on_in_flight = hooks && hooks->on_in_flight ? run_on_in_flight : NULL,
 		.worker_nice = D2B_HELPER_NICE,
 	};
 	struct btf_encoder_stats stats;
 	struct elf_symtab *es = NULL;
 	struct btf *base = NULL;
 	struct phase_clock pc;
-	struct run r = { .conf = conf };
+	struct run r = { .conf = conf, .hooks = hooks };
 	const char *strs;
 	size_t strs_size;
 	unsigned int failed_id;
 	int err, werr;
 
-	if (D2B_MMAP_THRESHOLD) {
+	if (D2B_MMAP_THRESHOLD != 0) {
 		mallopt(M_MMAP_THRESHOLD, D2B_MMAP_THRESHOLD);
 		mallopt(M_TRIM_THRESHOLD, 2 * D2B_MMAP_THRESHOLD);
 	}
@@ -330,10 +335,10 @@ int encode_pipeline__run(const char *path, const struct d2b_conf *conf)
 	if (err || !r.dl)
 		goto out;
 	if (conf->btf_base) {
-		if (D2B_MMAP_THRESHOLD)
+		if (D2B_MMAP_THRESHOLD != 0)
 			mallopt(M_MMAP_THRESHOLD, BASE_MMAP_THRESHOLD);
 		base = encode_pipeline__base_open(conf->btf_base, &err);
-		if (D2B_MMAP_THRESHOLD)
+		if (D2B_MMAP_THRESHOLD != 0)
 			mallopt(M_MMAP_THRESHOLD, D2B_MMAP_THRESHOLD);
 		if (!base)
 			goto out;

@@ -17,6 +17,20 @@ struct d2b_conf;
 int encode_pipeline__run(const char *path, const struct d2b_conf *conf);
 
 /*
+ * Calls a test makes along the way (tests/stress_kernel.c); the command
+ * line runs without them.
+ */
+struct encode_hooks {
+	void (*before_load)(void *ctx, unsigned int id); /* on a worker, before a unit's load */
+	void (*on_in_flight)(void *ctx, unsigned int in_flight); /* after every change of it */
+	void *ctx;
+};
+
+/* encode_pipeline__run(), calling @hooks */
+int encode_pipeline__run_hooked(const char *path, const struct d2b_conf *conf,
+				const struct encode_hooks *hooks);
+
+/*
  * The --btf_base @path: an ELF file's .BTF, or raw BTF, checked by
  * btf_check before libbpf reads it. NULL, *@err and one line on failure.
  */

@@ -50,7 +50,7 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-#define KERNEL_6_12_FEATURES                                                          \
+#define KERNEL_6_12_FEATURES                                                              \
 	"encode_force,var,float,enum64,decl_tag,type_tag,optimized_func,consistent_func," \
 	"decl_tag_kfuncs"
 

@@ -88,9 +88,10 @@ static void put(struct buf *f, size_t pos, unsigned int width, uint64_t v)
 /* a value on or near a bound: zero, one, the width's limits, @near and its neighbours */
 static uint64_t bound(struct walk *w, uint64_t near, unsigned int width)
 {
-	static const uint64_t fixed[] = { 0, 1, 2, 7, 8, 0x7f, 0x80, 0xff, 0x100, 0xffff,
-					  0x10000, 0x7fffffff, 0x80000000, 0xffffffff,
-					  1ull << 40, 1ull << 63 };
+	static const uint64_t fixed[] = { 0,	      1,	  2,	      7,
+					  8,	      0x7f,	  0x80,	      0xff,
+					  0x100,      0xffff,	  0x10000,    0x7fffffff,
+					  0x80000000, 0xffffffff, 1ull << 40, 1ull << 63 };
 	uint64_t v;
 
 	switch (rnd(w, 4)) {
@@ -127,8 +128,7 @@ static bool uleb(const struct buf *f, size_t *pos, size_t end, uint64_t *v)
 }
 
 /* the section named @name: offset and size in the file */
-static bool section(const struct buf *f, const char *name, size_t *off, size_t *size,
-		    size_t *hdr)
+static bool section(const struct buf *f, const char *name, size_t *off, size_t *size, size_t *hdr)
 {
 	uint64_t shoff = get(f, 0x28, 8), str;
 	unsigned int i, entsize = (unsigned int)get(f, 0x3a, 2), nr = (unsigned int)get(f, 0x3c, 2),
@@ -164,28 +164,80 @@ static bool form_skip(struct walk *w, uint64_t form, size_t *pos, size_t end, un
 	*width = 0;
 	*kind = -1;
 	switch (form) {
-	case DW_FORM_flag_present: case DW_FORM_implicit_const:
+	case DW_FORM_flag_present:
+	case DW_FORM_implicit_const:
 		return true;
-	case DW_FORM_addr: *width = (uint8_t)asz; *kind = SLOT_INDEX; break;
-	case DW_FORM_data1: case DW_FORM_flag: *width = 1; *kind = SLOT_CONST; break;
-	case DW_FORM_data2: *width = 2; *kind = SLOT_CONST; break;
-	case DW_FORM_data4: *width = 4; *kind = SLOT_CONST; break;
-	case DW_FORM_data8: case DW_FORM_ref_sig8: *width = 8; *kind = SLOT_CONST; break;
-	case DW_FORM_data16: *width = 16; break;
-	case DW_FORM_ref1: *width = 1; *kind = SLOT_REF; break;
-	case DW_FORM_ref2: *width = 2; *kind = SLOT_REF; break;
-	case DW_FORM_ref4: *width = 4; *kind = SLOT_REF; break;
-	case DW_FORM_ref8: *width = 8; *kind = SLOT_REF; break;
+	case DW_FORM_addr:
+		*width = (uint8_t)asz;
+		*kind = SLOT_INDEX;
+		break;
+	case DW_FORM_data1:
+	case DW_FORM_flag:
+		*width = 1;
+		*kind = SLOT_CONST;
+		break;
+	case DW_FORM_data2:
+		*width = 2;
+		*kind = SLOT_CONST;
+		break;
+	case DW_FORM_data4:
+		*width = 4;
+		*kind = SLOT_CONST;
+		break;
+	case DW_FORM_data8:
+	case DW_FORM_ref_sig8:
+		*width = 8;
+		*kind = SLOT_CONST;
+		break;
+	case DW_FORM_data16:
+		*width = 16;
+		break;
+	case DW_FORM_ref1:
+		*width = 1;
+		*kind = SLOT_REF;
+		break;
+	case DW_FORM_ref2:
+		*width = 2;
+		*kind = SLOT_REF;
+		break;
+	case DW_FORM_ref4:
+		*width = 4;
+		*kind = SLOT_REF;
+		break;
+	case DW_FORM_ref8:
+		*width = 8;
+		*kind = SLOT_REF;
+		break;
 	case DW_FORM_ref_addr:
 		*width = (uint8_t)(ver == 2 ? asz : osz);
 		*kind = SLOT_REF_ADDR;
 		break;
-	case DW_FORM_strx1: case DW_FORM_addrx1: *width = 1; *kind = SLOT_INDEX; break;
-	case DW_FORM_strx2: case DW_FORM_addrx2: *width = 2; *kind = SLOT_INDEX; break;
-	case DW_FORM_strx3: case DW_FORM_addrx3: *width = 3; *kind = SLOT_INDEX; break;
-	case DW_FORM_strx4: case DW_FORM_addrx4: *width = 4; *kind = SLOT_INDEX; break;
-	case DW_FORM_strp: case DW_FORM_line_strp: case DW_FORM_sec_offset:
-	case DW_FORM_strp_sup: case DW_FORM_GNU_strp_alt: case DW_FORM_GNU_ref_alt:
+	case DW_FORM_strx1:
+	case DW_FORM_addrx1:
+		*width = 1;
+		*kind = SLOT_INDEX;
+		break;
+	case DW_FORM_strx2:
+	case DW_FORM_addrx2:
+		*width = 2;
+		*kind = SLOT_INDEX;
+		break;
+	case DW_FORM_strx3:
+	case DW_FORM_addrx3:
+		*width = 3;
+		*kind = SLOT_INDEX;
+		break;
+	case DW_FORM_strx4:
+	case DW_FORM_addrx4:
+		*width = 4;
+		*kind = SLOT_INDEX;
+		break;
+	case DW_FORM_strp:
+	case DW_FORM_line_strp:
+	case DW_FORM_sec_offset:
+	case DW_FORM_strp_sup:
+	case DW_FORM_GNU_strp_alt:
+	case DW_FORM_GNU_ref_alt:
 		*width = (uint8_t)osz;
 		*kind = SLOT_INDEX;
 		break;
@@ -193,10 +245,19 @@ static bool form_skip(struct walk *w, uint64_t form, size_t *pos, size_t end, un
 		while (*pos < end && w->f.p[*pos])
 			(*pos)++;
 		return ++*pos <= end;
-	case DW_FORM_block1: n = *pos < end ? w->f.p[(*pos)++] : 0; goto block;
-	case DW_FORM_block2: n = *pos + 2 <= end ? get(&w->f, *pos, 2) : 0; *pos += 2; goto block;
-	case DW_FORM_block4: n = *pos + 4 <= end ? get(&w->f, *pos, 4) : 0; *pos += 4; goto block;
-	case DW_FORM_block: case DW_FORM_exprloc:
+	case DW_FORM_block1:
+		n = *pos < end ? w->f.p[(*pos)++] : 0;
+		goto block;
+	case DW_FORM_block2:
+		n = *pos + 2 <= end ? get(&w->f, *pos, 2) : 0;
+		*pos += 2;
+		goto block;
+	case DW_FORM_block4:
+		n = *pos + 4 <= end ? get(&w->f, *pos, 4) : 0;
+		*pos += 4;
+		goto block;
+	case DW_FORM_block:
+	case DW_FORM_exprloc:
 		if (!uleb(&w->f, pos, end, &n))
 			return false;
 block:
@@ -204,9 +265,15 @@ block:
 			return false;
 		*pos += n;
 		return true;
-	case DW_FORM_udata: case DW_FORM_sdata: case DW_FORM_ref_udata: case DW_FORM_strx:
-	case DW_FORM_addrx: case DW_FORM_loclistx: case DW_FORM_rnglistx:
-	case DW_FORM_GNU_addr_index: case DW_FORM_GNU_str_index:
+	case DW_FORM_udata:
+	case DW_FORM_sdata:
+	case DW_FORM_ref_udata:
+	case DW_FORM_strx:
+	case DW_FORM_addrx:
+	case DW_FORM_loclistx:
+	case DW_FORM_rnglistx:
+	case DW_FORM_GNU_addr_index:
+	case DW_FORM_GNU_str_index:
 		return uleb(&w->f, pos, end, &n);
 	case DW_FORM_indirect:
 		return uleb(&w->f, pos, end, &n) && n != DW_FORM_indirect &&
@@ -426,20 +493,26 @@ static bool mutate_abbrev(struct walk *w)
 	static const uint8_t attrs[] = { 0x01, 0x02, 0x03, 0x0b, 0x0c, 0x0d, 0x11, 0x12, 0x1c,
 					 0x20, 0x27, 0x2f, 0x31, 0x32, 0x37, 0x38, 0x3c, 0x3e,
 					 0x3f, 0x47, 0x49, 0x69, 0x6b, 0x6e, 0x72, 0x73 };
-	static const uint8_t forms[] = { 0x01, 0x05, 0x06, 0x07, 0x08, 0x0b, 0x0c, 0x0d, 0x0e,
-					 0x0f, 0x10, 0x11, 0x12, 0x13, 0x14, 0x15, 0x17, 0x18,
-					 0x19, 0x1a, 0x1b, 0x1e, 0x1f, 0x20, 0x21, 0x22, 0x25,
-					 0x29 };
+	static const uint8_t forms[] = { 0x01, 0x05, 0x06, 0x07, 0x08, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f,
+					 0x10, 0x11, 0x12, 0x13, 0x14, 0x15, 0x17, 0x18, 0x19, 0x1a,
+					 0x1b, 0x1e, 0x1f, 0x20, 0x21, 0x22, 0x25, 0x29 };
 	size_t pos = w->abbrev_off + rnd(w, w->abbrev_size);
 	uint8_t c = w->f.p[pos];
 
 	if (c & 0x80)
 		return false;
 	switch (rnd(w, 4)) {
-	case 0: w->f.p[pos] = tags[rnd(w, sizeof(tags))]; break;
-	case 1: w->f.p[pos] = attrs[rnd(w, sizeof(attrs))]; break;
-	case 2: w->f.p[pos] = forms[rnd(w, sizeof(forms))]; break;
-	default: w->f.p[pos] = c <= 1 ? !c : c; /* a children flag */
+	case 0:
+		w->f.p[pos] = tags[rnd(w, sizeof(tags))];
+		break;
+	case 1:
+		w->f.p[pos] = attrs[rnd(w, sizeof(attrs))];
+		break;
+	case 2:
+		w->f.p[pos] = forms[rnd(w, sizeof(forms))];
+		break;
+	default:
+		w->f.p[pos] = c <= 1 ? !c : c; /* a children flag */
 	}
 	return w->f.p[pos] != c;
 }
@@ -447,7 +520,9 @@ static bool mutate_abbrev(struct walk *w)
 /* a section header's field set to a bound (offset, size, link, name, flags, entsize) */
 static bool mutate_shdr(struct walk *w)
 {
-	static const struct { uint8_t off, width; } fields[] = {
+	static const struct {
+		uint8_t off, width;
+	} fields[] = {
 		{ 0, 4 }, { 4, 4 }, { 8, 8 }, { 24, 8 }, { 32, 8 }, { 40, 4 }, { 44, 4 }, { 56, 8 },
 	};
 	uint64_t shoff = get(&w->f, 0x28, 8), nr = get(&w->f, 0x3c, 2);
@@ -475,12 +550,24 @@ static bool mutate_symbol(struct walk *w)
 	a = off + rnd(w, size / 24) * 24;
 	b = off + rnd(w, size / 24) * 24;
 	switch (rnd(w, 6)) {
-	case 0: memcpy(w->f.p + a + 8, w->f.p + b + 8, 8); break; /* st_value */
-	case 1: memcpy(w->f.p + a, w->f.p + b, 4); break; /* st_name */
-	case 2: put(&w->f, a, 4, bound(w, get(&w->f, a, 4), 4)); break;
-	case 3: w->f.p[a + 4] = (uint8_t)rnd(w, 256); break; /* st_info */
-	case 4: put(&w->f, a + 6, 2, bound(w, get(&w->f, a + 6, 2), 2)); break;
-	default: put(&w->f, a + 16, 8, bound(w, get(&w->f, a + 16, 8), 8)); break;
+	case 0:
+		memcpy(w->f.p + a + 8, w->f.p + b + 8, 8);
+		break; /* st_value */
+	case 1:
+		memcpy(w->f.p + a, w->f.p + b, 4);
+		break; /* st_name */
+	case 2:
+		put(&w->f, a, 4, bound(w, get(&w->f, a, 4), 4));
+		break;
+	case 3:
+		w->f.p[a + 4] = (uint8_t)rnd(w, 256);
+		break; /* st_info */
+	case 4:
+		put(&w->f, a + 6, 2, bound(w, get(&w->f, a + 6, 2), 2));
+		break;
+	default:
+		put(&w->f, a + 16, 8, bound(w, get(&w->f, a + 16, 8), 8));
+		break;
 	}
 	return true;
 }
@@ -495,15 +582,24 @@ size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsi
 	w.nr_dies = w.nr_slots = 0;
 	if (rnd(&w, 3) && size >= 64 && !memcmp(data, "\177ELF\2\1", 6) &&
 	    section(&w.f, ".debug_info", &w.info_off, &w.info_size, NULL) &&
-	    section(&w.f, ".debug_abbrev", &w.abbrev_off, &w.abbrev_size, NULL) &&
-	    w.abbrev_size) {
+	    section(&w.f, ".debug_abbrev", &w.abbrev_off, &w.abbrev_size, NULL) && w.abbrev_size) {
 		info_walk(&w);
 		switch (rnd(&w, 8)) {
-		case 0: done = mutate_shdr(&w); break;
-		case 1: done = mutate_symbol(&w); break;
-		case 2: done = mutate_abbrev(&w); break;
-		case 3: done = mutate_die_copy(&w); break;
-		default: done = mutate_slot(&w); break;
+		case 0:
+			done = mutate_shdr(&w);
+			break;
+		case 1:
+			done = mutate_symbol(&w);
+			break;
+		case 2:
+			done = mutate_abbrev(&w);
+			break;
+		case 3:
+			done = mutate_die_copy(&w);
+			break;
+		default:
+			done = mutate_slot(&w);
+			break;
 		}
 	}
 	return done ? size : LLVMFuzzerMutate(data, size, max_size);

@@ -14,10 +14,10 @@
  *
  * DESIGN
  *
- * Every run is encode_pipeline__run(), the function the command line calls,
- * in a forked child: conf.nr_jobs = j, conf.window = W =
- * emit_ordered_window(j) (as dwarf2btf.c sets it), output to
- * OUTDIR/j<j>.btf, and the two test hooks of struct d2b_conf installed. The
+ * Every run is encode_pipeline__run_hooked(), the function the command line
+ * calls (there without hooks), in a forked child: conf.nr_jobs = j,
+ * conf.window = W = emit_ordered_window(j) (as dwarf2btf.c sets it), output
+ * to OUTDIR/j<j>.btf, and the two struct encode_hooks installed. The
  * dedup batch size (btf_batches.c) varies with j: -j1, -j5, -j9, ... use
  * the command line's BTF_BATCH_TYPES, the others in turn one BTF without
  * batches, 20000 and 2^20 types, and -j3 one CU per batch.
@@ -139,7 +139,7 @@ static struct {
 	enum self_test self_test;
 	const char *input;
 	const char *outdir;
-	struct d2b_conf conf; /* flags; nr_jobs, window, detached, hooks per run */
+	struct d2b_conf conf; /* flags; nr_jobs, window, detached per run */
 } opt = {
 	.seed = 1,
 	.hold_ms = 300,
@@ -453,6 +453,7 @@ struct measure {
 static int child_run(unsigned int j, unsigned int nr_cus, int fd)
 {
 	struct d2b_conf conf = opt.conf;
+	struct encode_hooks hooks;
 	struct report rep = {};
 	struct probe *p;
 	char path[4096];
@@ -479,12 +480,10 @@ static int child_run(unsigned int j, unsigned int nr_cus, int fd)
 	conf.window = p->window;
 	conf.batch_types = batch_types_for(j);
 	conf.detached = path;
-	conf.test_before_load = hook_before_load;
-	conf.test_on_in_flight = hook_on_in_flight;
-	conf.test_ctx = p;
+	hooks = (struct encode_hooks){ hook_before_load, hook_on_in_flight, p };
 
 	t0 = now_s();
-	rep.err = encode_pipeline__run(opt.input, &conf);
+	rep.err = encode_pipeline__run_hooked(opt.input, &conf, &hooks);
 	rep.wall_s = now_s() - t0;
 	alarm(0);
 	rep.hold_s = p->hold_s;
