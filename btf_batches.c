@@ -36,13 +36,13 @@
  *
  * Threads and locking. A batch is the collector's until pthread_create() in
  * btf_batches__add, its thread's until pthread_join() (in a later
- * btf_batches__add once it is merged, or in btf_batches__merge or __free),
+ * btf_batches__add once it is merged, or in btf_batches__finish or __free),
  * the collector's again after. The merged BTF (.out) belongs
  * to the thread of batch .nr_merged (set under .lock, in batch order), and
  * to the collector once every thread is joined. A batch's merge results
  * (.type_shift, .new_ids, .strs), written by its thread before it counts
  * itself in .nr_merged, are read by the collector once .nr_merged is past
- * it (btf_batches__merged). Shared, under .lock: the
+ * it (batch_merged). Shared, under .lock: the
  * count of dedups running, at most max_running at once (the collector waits
  * for one to end before it starts another, so memory holds at most that
  * many unmerged batches however fast the encoder is), .nr_merged and
@@ -421,7 +421,8 @@ int btf_batches__add(struct btf_batches *bb, struct btf_raw *raw, uint32_t *ids,
 	return (int)bb->nr++;
 }
 
-bool btf_batches__can_add(struct btf_batches *bb)
+/* could btf_batches__add() start a dedup now, without waiting for one to end? */
+static bool batches_can_add(struct btf_batches *bb)
 {
 	bool can;
 
@@ -431,7 +432,12 @@ bool btf_batches__can_add(struct btf_batches *bb)
 	return can;
 }
 
-int btf_batches__merged(struct btf_batches *bb, uint32_t k, bool wait)
+/*
+ * Is batch @k merged (and so every batch before it)? 0 once it is; if not
+ * yet, -EAGAIN, or with @wait it waits. -ECANCELED if a batch failed
+ * (batches_merge() reports which).
+ */
+static int batch_merged(struct btf_batches *bb, uint32_t k, bool wait)
 {
 	int err;
 
@@ -443,7 +449,8 @@ int btf_batches__merged(struct btf_batches *bb, uint32_t k, bool wait)
 	return err;
 }
 
-struct btf *btf_batches__merge(struct btf_batches *bb, const char *path, int *err)
+/* every thread joined: the merged BTF, or NULL, *@err and the first failure's message */
+static struct btf *batches_merge(struct btf_batches *bb, const char *path, int *err)
 {
 	struct btf *out;
 	uint32_t k;
@@ -464,6 +471,62 @@ struct btf *btf_batches__merge(struct btf_batches *bb, const char *path, int *er
 		return NULL;
 	out = bb->out;
 	bb->out = NULL;
+	return out;
+}
+
+/* batch @k merged (or, without @wait, -EAGAIN if not yet), then ops->merged for it */
+static int batch_map(struct btf_batches *bb, uint32_t k, bool wait,
+		     const struct btf_batches_finish_ops *ops, void *ctx)
+{
+	return batch_merged(bb, k, wait) ?: ops->merged(ctx, k);
+}
+
+struct btf *btf_batches__finish(struct btf_batches *bb, struct btf_raw *last, uint32_t *ids,
+				uint32_t nr_ids, const struct btf_batches_finish_ops *ops,
+				void *ctx, const char *path, int *err)
+{
+	uint32_t k = 0, nr = bb->nr + !!last;
+	struct btf *out;
+	int map_err = 0;
+
+	*err = 0;
+	/* the last batch first, if its dedup can start at once */
+	if (last && batches_can_add(bb)) {
+		*err = btf_batches__add(bb, last, ids, nr_ids);
+		*err = *err < 0 ? *err : 0;
+		last = NULL;
+	}
+	if (!*err)
+		*err = ops->prepare(ctx, nr);
+	/* until it can start, the batches merged meanwhile */
+	while (!*err && !map_err && last && !batches_can_add(bb)) {
+		map_err = batch_map(bb, k, false, ops, ctx);
+		k += !map_err;
+	}
+	if (!*err && last) {
+		*err = btf_batches__add(bb, last, ids, nr_ids);
+		*err = *err < 0 ? *err : 0;
+		last = NULL;
+	}
+	if (*err) {
+		btf_raw__free(last);
+		if (last)
+			free(ids);
+		pr_warn("%s: cannot encode: %s\n", path, strerror(-*err));
+		return NULL;
+	}
+	if (map_err == -EAGAIN)
+		map_err = 0;
+	for (; !map_err && k < nr; k++)
+		map_err = batch_map(bb, k, true, ops, ctx);
+	/* a batch's failure (map_err -ECANCELED) is reported here */
+	out = batches_merge(bb, path, err);
+	if (out && map_err) {
+		pr_warn("%s: cannot merge the BTF batches: %s\n", path, strerror(-map_err));
+		btf__free(out);
+		*err = map_err;
+		return NULL;
+	}
 	return out;
 }
 

@@ -5,17 +5,15 @@
  *
  * The collector (btf_encoder_single) fills one batch at a time and hands it
  * over with btf_batches__add(); each batch's thread deduplicates it and then
- * appends it, in batch order, to the merged BTF. After the last,
- * btf_batches__merge() waits for every batch and returns that BTF, on which
- * the encoder adds its functions and DATASECs and runs the final
- * btf__dedup; meanwhile btf_batches__merged() says which batches are
- * merged, whose ids and strings can be mapped already. Only the collector
- * calls these functions.
+ * appends it, in batch order, to the merged BTF. btf_batches__finish() hands
+ * over the last, calls the encoder back for each batch as soon as it is
+ * merged (whose ids and strings can then be mapped), and returns that BTF,
+ * on which the encoder adds its functions and DATASECs and runs the final
+ * btf__dedup. Only the collector calls these functions.
  */
 #ifndef BTF_BATCHES_H
 #define BTF_BATCHES_H
 
-#include <stdbool.h>
 #include <stdint.h>
 
 #include "tuning.h"
@@ -61,24 +59,36 @@ void btf_batches__free(struct btf_batches *bb);
  */
 int btf_batches__add(struct btf_batches *bb, struct btf_raw *raw, uint32_t *ids, uint32_t nr_ids);
 
-/* Could btf_batches__add() start a dedup now, without waiting for one to end? */
-bool btf_batches__can_add(struct btf_batches *bb);
+/* what btf_batches__finish() calls, on the calling thread */
+struct btf_batches_finish_ops {
+	/*
+	 * Work that needs no batch merged, while the last batch dedups or
+	 * waits for a dedup to end: @nr_batches in all. 0 or -errno.
+	 */
+	int (*prepare)(void *ctx, uint32_t nr_batches);
+	/*
+	 * Batch @k is merged: btf_batches__type_id() and __str_off() answer
+	 * for it, while later batches still merge. Called for k = 0, 1, ... in
+	 * order, each as soon as it can be. 0 or -errno.
+	 */
+	int (*merged)(void *ctx, uint32_t k);
+};
 
 /*
- * Is batch @k merged (and so every batch before it)? 0 once it is: from
- * then on btf_batches__type_id() and __str_off() answer for it, while later
- * batches still merge. If not yet, -EAGAIN, or with @wait it waits.
- * -ECANCELED if a batch failed (btf_batches__merge() reports which).
+ * The end of the stream. Hand over @last (the last batch, with its @ids,
+ * taken over as btf_batches__add() takes them; NULL if there is none),
+ * then wait for every batch and return the from-scratch BTF they were
+ * appended to: its string section is every batch's in order, as one
+ * encoder writing all batches into one BTF would have made it. The last
+ * batch's dedup, which nothing else overlaps, starts first if it can;
+ * @ops->prepare and @ops->merged for the batches merged so far fill the
+ * wait for it, or for a dedup to end so that it can start. NULL with *@err
+ * on failure (a batch's dedup or merge, or a call of @ops, failed), its
+ * message printed, naming @path.
  */
-int btf_batches__merged(struct btf_batches *bb, uint32_t k, bool wait);
-
-/*
- * Wait for every batch and return the from-scratch BTF they were appended
- * to: its string section is every batch's in order, as one encoder writing
- * all batches into one BTF would have made it. NULL with *@err on failure
- * (a batch's dedup or merge failed: its message printed).
- */
-struct btf *btf_batches__merge(struct btf_batches *bb, const char *path, int *err);
+struct btf *btf_batches__finish(struct btf_batches *bb, struct btf_raw *last, uint32_t *ids,
+				uint32_t nr_ids, const struct btf_batches_finish_ops *ops,
+				void *ctx, const char *path, int *err);
 
 /* After the merge (every thread joined) */
 void btf_batches__stats(const struct btf_batches *bb, struct btf_batches_stats *st);

@@ -560,11 +560,11 @@ static int merged_func(struct btf_encoder *enc, struct func_state *st)
 /*
  * The saved functions by batch, to map each batch's to the merged BTF as
  * soon as it is merged: batch k's are enc->funcs[idx[i]] for i from
- * end[k - 1] (0 for k = 0) to end[k]; batch .k is the next to map.
+ * end[k - 1] (0 for k = 0) to end[k]; .i is the next to map.
  */
 struct funcs_by_batch {
 	uint32_t *idx, *end;
-	uint32_t nr_batches, k, i;
+	uint32_t i;
 };
 
 /* a counting sort: the functions are in ELF order by now, not in CU order */
@@ -573,7 +573,7 @@ static int funcs_by_batch__new(const struct btf_encoder *enc, uint32_t nr_batche
 {
 	uint32_t *start, i;
 
-	*fb = (struct funcs_by_batch){ .nr_batches = nr_batches };
+	*fb = (struct funcs_by_batch){ 0 };
 	start = calloc((size_t)nr_batches + 1, sizeof(*start));
 	fb->idx = malloc(((size_t)enc->nr_funcs ?: 1) * sizeof(*fb->idx));
 	if (!start || !fb->idx) {
@@ -598,14 +598,13 @@ static void funcs_by_batch__free(struct funcs_by_batch *fb)
 	free(fb->end);
 }
 
-/* the functions of batch fb->k, once it is merged (see btf_batches__merged) */
-static int merged_funcs_of_batch(struct btf_encoder *enc, struct funcs_by_batch *fb, bool wait)
+/* the saved functions of batch @k, merged now: each batch's in turn, k = 0, 1, ... */
+static int merged_funcs_of_batch(struct btf_encoder *enc, struct funcs_by_batch *fb, uint32_t k)
 {
-	int err = btf_batches__merged(enc->batches, fb->k, wait);
+	int err = 0;
 
-	for (; !err && fb->i < fb->end[fb->k]; fb->i++)
+	for (; !err && fb->i < fb->end[k]; fb->i++)
 		err = merged_func(enc, &enc->funcs[fb->idx[fb->i]]);
-	fb->k += !err;
 	return err;
 }
 
@@ -687,17 +686,40 @@ static int sort_funcs_and_vars(struct btf_encoder *enc)
 	return err;
 }
 
+/* btf_encoder__merge's calls from btf_batches__finish */
+struct merge_ctx {
+	struct btf_encoder *enc;
+	struct funcs_by_batch fb;
+};
+
+static int merge_prepare(void *ctx, uint32_t nr_batches)
+{
+	struct merge_ctx *m = ctx;
+
+	return sort_funcs_and_vars(m->enc) ?: funcs_by_batch__new(m->enc, nr_batches, &m->fb);
+}
+
+static int merge_batch_merged(void *ctx, uint32_t k)
+{
+	struct merge_ctx *m = ctx;
+
+	return merged_funcs_of_batch(m->enc, &m->fb, k);
+}
+
+static const struct btf_batches_finish_ops merge_ops = {
+	.prepare = merge_prepare,
+	.merged = merge_batch_merged,
+};
+
 /*
- * The end of the stream: the last batch handed over, and every batch merged,
- * with the saved functions and the variables mapped to the merged BTF. The
- * last batch's dedup, which nothing else overlaps, starts first if it can;
- * the sort and the mapping of the batches merged so far fill the wait for
- * it, or for a dedup to end so that it can start.
+ * The end of the stream: the last batch handed over, and every batch merged
+ * (btf_batches__finish), with the saved functions, sorted meanwhile, mapped
+ * to the merged BTF batch by batch, then the variables.
  */
 int btf_encoder__merge(struct btf_encoder *enc)
 {
-	struct funcs_by_batch fb = { 0 };
-	int err = 0, map_err = 0;
+	struct merge_ctx m = { .enc = enc };
+	int err = 0;
 
 	if (!enc->batches) {
 		err = sort_funcs_and_vars(enc);
@@ -709,31 +731,14 @@ int btf_encoder__merge(struct btf_encoder *enc)
 			pr_warn("%s: cannot encode: %s\n", enc->path, strerror(-err));
 		return err;
 	}
-	if (enc->raw && btf_batches__can_add(enc->batches))
-		err = batch_close(enc);
-	if (!err)
-		err = sort_funcs_and_vars(enc)
-			      ?: funcs_by_batch__new(enc, enc->nr_batches + !!enc->raw, &fb);
-	/* until it can start, the functions of the batches merged meanwhile */
-	while (!err && enc->raw && !btf_batches__can_add(enc->batches)) {
-		map_err = merged_funcs_of_batch(enc, &fb, false);
-		if (map_err)
-			break;
-	}
-	if (!err && enc->raw)
-		err = batch_close(enc);
-	if (err) {
-		funcs_by_batch__free(&fb);
-		pr_warn("%s: cannot encode: %s\n", enc->path, strerror(-err));
-		return err;
-	}
-	if (map_err == -EAGAIN)
-		map_err = 0;
-	while (!map_err && fb.k < fb.nr_batches)
-		map_err = merged_funcs_of_batch(enc, &fb, true);
-	funcs_by_batch__free(&fb);
-	/* a batch's failure (map_err -ECANCELED) is reported here */
-	enc->btf = btf_batches__merge(enc->batches, enc->path, &err);
+	if (enc->raw)
+		enc->nr_types_encoded += btf_raw__type_cnt(enc->raw) - 1;
+	enc->btf = btf_batches__finish(enc->batches, enc->raw, enc->batch_ids, enc->nr_batch_ids,
+				       &merge_ops, &m, enc->path, &err);
+	enc->raw = NULL;
+	enc->batch_ids = NULL;
+	enc->nr_batch_ids = enc->cap_batch_ids = 0;
+	funcs_by_batch__free(&m.fb);
 	if (!enc->btf)
 		return err;
 	btf_batches__stats(enc->batches, &enc->stats.batches);
@@ -742,7 +747,7 @@ int btf_encoder__merge(struct btf_encoder *enc)
 	enc->strs = (struct addr_cache){ 0 };
 	free(enc->short_strs.slots);
 	enc->short_strs = (struct addr_cache){ 0 };
-	err = map_err ?: merged_vars(enc);
+	err = merged_vars(enc);
 	if (err)
 		pr_warn("%s: cannot merge the BTF batches: %s\n", enc->path, strerror(-err));
 	return err;
