@@ -684,7 +684,11 @@ struct elf_symtab *elf_symtab__new(const char *path, const struct d2b_conf *conf
 	es->big_endian = eh.e_ident[EI_DATA] == ELFDATA2MSB;
 	*err = symtab_read_sections(es, conf);
 	if (*err) {
-		pr_warn("%s: cannot read the section headers\n", path);
+		/* (libelf's message, where it has one) */
+		const char *why = *err == -ENOMEM ? strerror(ENOMEM) : elf_errmsg(0);
+
+		pr_warn("%s: cannot read the section headers%s%s\n", path, why ? ": " : "",
+			why ? why : "");
 		goto out_free;
 	}
 	while ((scn = elf_nextscn(es->elf, scn))) {
