@@ -86,7 +86,7 @@ struct cu_param {
 	uint32_t type;
 	bool vararg; /* DW_TAG_unspecified_parameters */
 	bool unexpected_reg; /* passed in another register than the ABI's */
-	/* pahole 1.32's location analysis (dwarf_loader.c, params_analyze) */
+	/* pahole 1.32's location analysis (param_locations.c, params__analyze) */
 	uint32_t origin; /* while loading: its DW_AT_abstract_origin's DIE key, or 0 */
 	uint32_t key; /* while loading: its own DIE key */
 	uint16_t idx; /* its place among its function's parameters */

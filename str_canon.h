@@ -8,7 +8,7 @@
  * (its string offsets by address). A kernel module is made by ld -r, which
  * only puts its objects' string sections end to end: mlx5_core.ko's holds
  * 783 K strings, 23.7 K of them distinct. Its DWARF reaches them through
- * relocations, which the loader applies (dwarf_loader.c, loader_relocate);
+ * relocations, which the loader applies (loader_sections.c, loader__relocate);
  * passing each offset they write into .debug_str through
  * str_canon__offset makes every reference to the same contents the same
  * offset, as in a linked file.

@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * dwarf_loader's resolution of a walked unit. References are stored as
+ * CU-relative DIE offsets (keys) while walking and turned into type table
+ * indexes here; anything that is not a table entry (unspecified types,
+ * missing DIEs) resolves to void, and a reference to no DIE at all is an
+ * error. Then: no reference cycle without a struct or union in it, the
+ * sizes that need types (DWARF 4 bitfields, variables), pahole 1.32's
+ * parameter analysis (param_locations.c) and each function's flags.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "dwarf_loader_priv.h"
+
+static uint64_t type_size(const struct cu *cu, uint32_t idx, uint8_t addr_size, int depth)
+{
+	const struct cu_type *t;
+
+	if (!idx || idx >= cu->nr_types || depth > MAX_DIE_DEPTH)
+		return 0;
+	t = &cu->types[idx];
+	switch (t->tag) {
+	case DW_TAG_pointer_type:
+	case DW_TAG_reference_type:
+	case DW_TAG_rvalue_reference_type:
+	case DW_TAG_subroutine_type:
+		return addr_size;
+	case DW_TAG_base_type:
+	case DW_TAG_enumeration_type:
+		return t->size;
+	case DW_TAG_structure_type:
+	case DW_TAG_class_type:
+	case DW_TAG_union_type:
+	case DW_TAG_interface_type:
+		return t->size == 1 && t->nr == 0 ? 0 : t->size;
+	case DW_TAG_array_type:
+		return type_size(cu, t->type, addr_size, depth + 1) * t->size;
+	default:
+		return type_size(cu, t->type, addr_size, depth + 1);
+	}
+}
+
+static bool type_is_struct(const struct cu *cu, uint32_t idx)
+{
+	int depth = 0;
+
+	while (idx && idx < cu->nr_types && depth++ < MAX_DIE_DEPTH) {
+		const struct cu_type *t = &cu->types[idx];
+
+		if (t->tag == DW_TAG_structure_type || t->tag == DW_TAG_class_type)
+			return true;
+		if (t->tag != DW_TAG_const_type && t->tag != DW_TAG_typedef)
+			return false;
+		idx = t->type;
+	}
+	return false;
+}
+
+/* a reference that is not a type entry: void, as pahole makes it, if it
+ * points at a DIE at all; anything else is corrupt input */
+static uint32_t ref_resolve(struct cu_loader *l, uint32_t key)
+{
+	uint32_t idx = map__find(l, key);
+	uint64_t off = l->cu_start + key;
+	struct dr_cu *dc;
+
+	/* (a type unit's references were checked against its unit when read) */
+	if (!idx && key && !(key & TU_KEY_INFO) && !l->bad_ref_die &&
+	    (!(dc = dr_cu__of(l->dc, off)) || dr_die__at(dc, off, &l->tmp) != 1))
+		l->bad_ref_die = off;
+	return idx;
+}
+
+/*
+ * Reference kinds only point at other types; in C, a chain of them can only
+ * loop back through a struct or union. A cycle without one (a const that is
+ * its own type) would send libbpf's dedup into unbounded recursion.
+ */
+static int cu_check_cycles(struct cu_loader *l)
+{
+	struct cu *cu = l->cu;
+	uint8_t *state = calloc(cu->nr_types, 1); /* 0 new, 1 on the path, 2 done */
+	uint32_t i, j;
+
+	if (!state)
+		return -ENOMEM;
+	for (i = 1; i < cu->nr_types; i++) {
+		for (j = i; j && state[j] == 0; j = cu->types[j].type) {
+			uint16_t tag = cu->types[j].tag;
+
+			if (cu_tag_has_members(tag) || tag == DW_TAG_enumeration_type ||
+			    tag == DW_TAG_base_type)
+				break;
+			state[j] = 1;
+		}
+		if (j && state[j] == 1) {
+			l->err_die = cu->types[j].die_off;
+			free(state);
+			return -ELOOP;
+		}
+		for (j = i; j && state[j] == 1; j = cu->types[j].type)
+			state[j] = 2;
+	}
+	free(state);
+	return 0;
+}
+
+int cu__resolve(struct cu_loader *l)
+{
+	struct cu *cu = l->cu;
+	bool big_endian = l->dl->secs.swap != (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__);
+	uint32_t i, pass;
+	int err;
+
+	/* skeletons, possibly of skeletons (in type units): to a fixpoint */
+	for (pass = 0; pass < l->nr_aliases / 2; pass++) {
+		bool changed = false;
+
+		for (i = 0; i < l->nr_aliases; i += 2) {
+			uint32_t idx = map__find(l, l->aliases[i + 1]);
+
+			if (idx && map__find(l, l->aliases[i]) != idx) {
+				if (map__add(l, l->aliases[i], idx))
+					return -ENOMEM;
+				changed = true;
+			}
+		}
+		if (!changed)
+			break;
+	}
+
+	for (i = 1; i < cu->nr_types; i++)
+		if (!(cu->types[i].flags & CU_TYPE_REF_INDEX))
+			cu->types[i].type = ref_resolve(l, cu->types[i].type);
+	for (i = 0; i < l->nr_members; i++)
+		cu->members[i].type = ref_resolve(l, cu->members[i].type);
+	for (i = 0; i < l->nr_params; i++)
+		cu->params[i].type = ref_resolve(l, cu->params[i].type);
+	for (i = 0; i < cu->nr_vars; i++)
+		cu->vars[i].type = ref_resolve(l, cu->vars[i].type);
+	for (i = 0; i < cu->nr_funcs; i++)
+		cu->funcs[i].ret_type = ref_resolve(l, cu->funcs[i].ret_type);
+	if (l->bad_ref_die)
+		return -EBADMSG;
+	err = cu_check_cycles(l);
+	if (err)
+		return err;
+
+	for (i = 0; i < l->nr_members; i++) {
+		struct cu_member *m = &cu->members[i];
+		uint32_t bits;
+
+		if (!m->has_dw4_bit_offset)
+			continue;
+		/*
+		 * DWARF <= 4: bit_offset counts from the most significant bit of
+		 * the member's storage (DW_AT_byte_size, else its type's size),
+		 * which is the first on a big-endian machine; no size, no offset
+		 */
+		bits = (uint32_t)((m->dw4_byte_size ? m->dw4_byte_size
+						    : type_size(cu, m->type, l->addr_size, 0)) *
+				  8);
+		if (!bits)
+			continue;
+		if (big_endian)
+			m->bit_offset += m->dw4_bit_offset;
+		else
+			m->bit_offset = m->bit_offset + bits - m->dw4_bit_offset - m->bitfield_size;
+	}
+	for (i = 0; i < cu->nr_vars; i++)
+		cu->vars[i].size = type_size(cu, cu->vars[i].type, l->addr_size, 0);
+	if (l->dl->conf->pahole >= 132) {
+		err = params__analyze(l);
+		if (err)
+			return err;
+	}
+	for (i = 0; i < cu->nr_funcs; i++) {
+		struct cu_func *fn = &cu->funcs[i];
+		bool unexpected = false, has_struct = false;
+		uint32_t p;
+
+		for (p = fn->first_param; p < fn->first_param + fn->nr_params; p++) {
+			unexpected |= cu->params[p].unexpected_reg;
+			has_struct |= type_is_struct(cu, cu->params[p].type);
+		}
+		fn->unexpected_reg = unexpected && !has_struct;
+	}
+	for (i = 1; i < cu->nr_types; i++) {
+		const struct cu_type *t = &cu->types[i];
+
+		if (t->tag == DW_TAG_base_type && t->name && !strcmp(t->name, "int")) {
+			cu->int_type = i;
+			break;
+		}
+	}
+	return 0;
+}
