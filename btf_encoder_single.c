@@ -1951,18 +1951,62 @@ static mode_t umask_read(void)
 	return m;
 }
 
+/* @size bytes at @data to @fd; 0 or -errno */
+static int write_all(int fd, const void *data, size_t size)
+{
+	size_t done = 0;
+
+	while (done < size) {
+		ssize_t n = write(fd, (const char *)data + done, size - done);
+
+		if (n < 0)
+			return -errno;
+		done += (size_t)n;
+	}
+	return 0;
+}
+
+/* into @path as it is (a device, a FIFO), as pahole writes its output */
+static int write_into(const char *path, const void *data, size_t size)
+{
+	int fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC), err;
+
+	if (fd < 0)
+		err = -errno;
+	else
+		err = write_all(fd, data, size);
+	if (fd >= 0 && close(fd) < 0 && !err)
+		err = -errno;
+	if (err)
+		pr_warn("%s: cannot write: %s\n", path, strerror(-err));
+	return err;
+}
+
+/*
+ * The output replaces @path atomically: a temporary file next to it, renamed
+ * over it, so a reader sees the old file or the whole new one. Through a
+ * symbolic link the link's target is replaced, the link kept. What exists and
+ * is no regular file or directory (/dev/null, a FIFO) is written into, never
+ * replaced by a file: renaming over /dev/null would replace the device.
+ */
 int btf_encoder__write_raw(struct btf_encoder *enc, const char *path)
 {
 	const void *data;
 	uint32_t size;
-	char *tmp, *dir_copy;
+	char *tmp, *dir_copy, *target = NULL;
+	struct stat st;
 	int fd, err = 0;
-	ssize_t n;
-	size_t done = 0;
 
 	data = btf__raw_data(enc->btf, &size);
 	if (!data)
 		return -ENOMEM;
+	if (!stat(path, &st) && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+		return write_into(path, data, size);
+	if (!lstat(path, &st) && S_ISLNK(st.st_mode)) {
+		target = realpath(path, NULL);
+		if (target)
+			path = target;
+	}
 	dir_copy = strdup(path);
 	if (!dir_copy || asprintf(&tmp, "%s/.%s.XXXXXX", dirname(dir_copy),
 				  strrchr(path, '/') ? strrchr(path, '/') + 1 : path) < 0) {
@@ -1977,16 +2021,10 @@ int btf_encoder__write_raw(struct btf_encoder *enc, const char *path)
 		err = -errno;
 		pr_warn("%s: cannot create a temporary file next to it: %s\n", path, strerror(errno));
 		free(tmp);
+		free(target);
 		return err;
 	}
-	while (done < size) {
-		n = write(fd, (const char *)data + done, size - done);
-		if (n < 0) {
-			err = -errno;
-			break;
-		}
-		done += (size_t)n;
-	}
+	err = write_all(fd, data, size);
 	/* pahole creates its output with mode 0640 (less the umask) */
 	if (!err && fchmod(fd, 0640 & ~umask_read()) < 0)
 		err = -errno;
@@ -2000,6 +2038,7 @@ int btf_encoder__write_raw(struct btf_encoder *enc, const char *path)
 	}
 	tmpfiles__del(tmp);
 	free(tmp);
+	free(target);
 	return err;
 }
 

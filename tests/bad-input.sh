@@ -292,7 +292,8 @@ run() {
 		WHY+="output file left after a failure; "
 	fi
 	after=$(snap "$(dirname "$in")" $outdir)
-	[ $rc -eq 0 ] && [ -n "$out" ] && after=$(grep -vxF -- "$(basename "$out")" <<<"$after")
+	# (a new output is no leftover; one that existed stays where it was)
+	[ $rc -eq 0 ] && [ -n "$out" ] && [ $existed = 0 ] && after=$(grep -vxF -- "$(basename "$out")" <<<"$after")
 	new=$(added "$before" "$after")
 	[ -n "$new" ] && WHY+="left behind: $new; "
 	new=$(added "$after" "$before")
@@ -983,6 +984,19 @@ in=$(mkcase out-nodir)
 expect "output in a missing directory" error "$(re "${in%/*}/no/such/out.btf"): " "$in" "${in%/*}/no/such/out.btf"
 in=$(mkcase out-isdir); mkdir "${in%/*}/out.btf"
 expect "output is a directory" error "$(re "${in%/*}/out.btf"): " "$in" "${in%/*}/out.btf"
+# an output that is a device is written into, never replaced by a file (as
+# root, a rename over /dev/null would replace the system's /dev/null)
+in=$(mkcase out-chardev); mknod -m 666 "${in%/*}/out.btf" c 1 3
+BTF_CHECK=0
+expect "output is a character device (/dev/null's numbers)" success "" "$in" "${in%/*}/out.btf"
+BTF_CHECK=1
+if [ -c "${in%/*}/out.btf" ]; then tally_ok "the device is still a device"
+else tally_fail "output device replaced by $(stat -c %F "${in%/*}/out.btf")"; fi
+# through a symbolic link: its target is replaced, the link kept
+in=$(mkcase out-symlink); : >"${in%/*}/target.btf"; ln -s target.btf "${in%/*}/out.btf"
+expect "output is a symbolic link" success "" "$in" "${in%/*}/out.btf"
+if [ -L "${in%/*}/out.btf" ] && [ -s "${in%/*}/target.btf" ]; then tally_ok "the link is kept, its target written"
+else tally_fail "output link: link $(stat -c %F "${in%/*}/out.btf"), target $(stat -c %s "${in%/*}/target.btf") bytes"; fi
 
 mkdir -p "$mnt"
 if mount -t tmpfs -o size=16k tmpfs "$mnt" 2>/dev/null; then
