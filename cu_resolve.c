@@ -75,18 +75,25 @@ static uint32_t ref_resolve(struct cu_loader *l, uint32_t key)
 /*
  * Reference kinds only point at other types; in C, a chain of them can only
  * loop back through a struct or union. A cycle without one (a const that is
- * its own type) would send libbpf's dedup into unbounded recursion.
+ * its own type) would send libbpf's dedup into unbounded recursion, and so
+ * would a chain too long for its stack: both are errors. Each chain is
+ * walked once: a type's chain length, once known, ends the walk of any
+ * chain that reaches it.
  */
 static int cu_check_cycles(struct cu_loader *l)
 {
 	struct cu *cu = l->cu;
 	uint8_t *state = calloc(cu->nr_types, 1); /* 0 new, 1 on the path, 2 done */
-	uint32_t i, j;
+	uint32_t *len = calloc(cu->nr_types, sizeof(*len)); /* once done: its chain's */
+	uint32_t i, j, n, base;
+	int err = 0;
 
-	if (!state)
-		return -ENOMEM;
-	for (i = 1; i < cu->nr_types; i++) {
-		for (j = i; j && state[j] == 0; j = cu->types[j].type) {
+	if (!state || !len) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (i = 1; i < cu->nr_types && !err; i++) {
+		for (n = 0, j = i; j && state[j] == 0; j = cu->types[j].type, n++) {
 			uint16_t tag = cu->types[j].tag;
 
 			if (cu_tag_has_members(tag) || tag == DW_TAG_enumeration_type ||
@@ -96,14 +103,24 @@ static int cu_check_cycles(struct cu_loader *l)
 		}
 		if (j && state[j] == 1) {
 			l->err_die = cu->types[j].die_off;
-			free(state);
-			return -ELOOP;
+			err = -ELOOP;
+			break;
 		}
-		for (j = i; j && state[j] == 1; j = cu->types[j].type)
+		base = j && state[j] == 2 ? len[j] : 0;
+		if ((uint64_t)base + n > MAX_REF_CHAIN) {
+			l->err_die = cu->types[i].die_off;
+			l->chain_too_long = true;
+			err = -ELOOP;
+		}
+		for (j = i; j && state[j] == 1; j = cu->types[j].type, n--) {
+			len[j] = base + n;
 			state[j] = 2;
+		}
 	}
+out:
 	free(state);
-	return 0;
+	free(len);
+	return err;
 }
 
 int cu__resolve(struct cu_loader *l)

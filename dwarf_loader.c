@@ -477,6 +477,11 @@ out_warn:
 	if (err == -ELOOP && l->too_deep)
 		load_err(dl, id, "%s: CU %#" PRIx64 ": DIE %#" PRIx64 ": nesting deeper than %d\n",
 			 dl->path, cu->off, l->err_die, MAX_DIE_DEPTH);
+	else if (err == -ELOOP && l->chain_too_long)
+		load_err(dl, id,
+			 "%s: CU %#" PRIx64 ": DIE %#" PRIx64 ": chain of reference types "
+			 "longer than %d\n",
+			 dl->path, cu->off, l->err_die, MAX_REF_CHAIN);
 	else if (err == -ELOOP)
 		load_err(dl, id, "%s: CU %#" PRIx64 ": DIE %#" PRIx64 ": type refers to itself\n",
 			 dl->path, cu->off, l->err_die);

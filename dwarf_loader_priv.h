@@ -33,6 +33,13 @@
 #endif
 
 #define MAX_DIE_DEPTH 512
+/*
+ * Longest chain of reference types (pointers, qualifiers, typedefs, array
+ * elements, prototypes' returns) a unit may hold: libbpf's dedup follows
+ * one recursively (100,000 overflowed a ThreadSanitizer build's stack,
+ * 1,000,000 a plain build's); C code has chains of a few links
+ */
+#define MAX_REF_CHAIN 4096
 
 /*
  * A debug section read straight from libelf's read-only private mapping of
@@ -170,6 +177,7 @@ struct cu_loader {
 	bool oom; /* an allocation failed where no error could be returned */
 	int depth;
 	bool too_deep;
+	bool chain_too_long; /* -ELOOP: a reference chain over MAX_REF_CHAIN, from err_die */
 	struct dr_die tmp; /* scratch for attribute integration */
 
 	/*
