@@ -1951,21 +1951,6 @@ static mode_t umask_read(void)
 	return m;
 }
 
-/* @size bytes at @data to @fd; 0 or -errno */
-static int write_all(int fd, const void *data, size_t size)
-{
-	size_t done = 0;
-
-	while (done < size) {
-		ssize_t n = write(fd, (const char *)data + done, size - done);
-
-		if (n < 0)
-			return -errno;
-		done += (size_t)n;
-	}
-	return 0;
-}
-
 /* into @path as it is (a device, a FIFO), as pahole writes its output */
 static int write_into(const char *path, const void *data, size_t size)
 {
@@ -1974,7 +1959,7 @@ static int write_into(const char *path, const void *data, size_t size)
 	if (fd < 0)
 		err = -errno;
 	else
-		err = write_all(fd, data, size);
+		err = d2b_write_all(fd, data, size);
 	if (fd >= 0 && close(fd) < 0 && !err)
 		err = -errno;
 	if (err)
@@ -2024,7 +2009,7 @@ int btf_encoder__write_raw(struct btf_encoder *enc, const char *path)
 		free(target);
 		return err;
 	}
-	err = write_all(fd, data, size);
+	err = d2b_write_all(fd, data, size);
 	/* pahole creates its output with mode 0640 (less the umask) */
 	if (!err && fchmod(fd, 0640 & ~umask_read()) < 0)
 		err = -errno;

@@ -38,6 +38,20 @@ int d2b_regular_file(int fd, const char *path)
 	return -EINVAL;
 }
 
+int d2b_write_all(int fd, const void *buf, size_t size)
+{
+	size_t done = 0;
+
+	while (done < size) {
+		ssize_t n = write(fd, (const char *)buf + done, size - done);
+
+		if (n < 0)
+			return -errno;
+		done += (size_t)n;
+	}
+	return 0;
+}
+
 void *d2b_map(size_t n, size_t *sz)
 {
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);

@@ -30,6 +30,9 @@ extern __thread FILE *d2b_msgs;
  */
 int d2b_regular_file(int fd, const char *path);
 
+/* @size bytes at @buf to @fd, however many write() calls it takes; 0 or -errno */
+int d2b_write_all(int fd, const void *buf, size_t size);
+
 /*
  * Make room for exactly @n elements of @elem_sz bytes in *@arr whose
  * capacity is *@cap, if it has less. *@arr and *@cap change only on

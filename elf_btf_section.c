@@ -35,20 +35,6 @@
 
 extern char **environ;
 
-static int write_all(int fd, const void *buf, size_t size)
-{
-	size_t done = 0;
-
-	while (done < size) {
-		ssize_t n = write(fd, (const char *)buf + done, size - done);
-
-		if (n < 0)
-			return -errno;
-		done += (size_t)n;
-	}
-	return 0;
-}
-
 /* a temporary file next to @path: "<dir>/.<base>.<tag>.XXXXXX" */
 static int tmp_next_to(const char *path, const char *tag, char **tmp)
 {
@@ -82,7 +68,7 @@ static int copy_file(int in, int out, off_t size)
 
 		if (n < 0 && (errno == EXDEV || errno == ENOSYS || errno == EINVAL)) {
 			n = read(in, buf, sizeof(buf));
-			if (n > 0 && write_all(out, buf, (size_t)n))
+			if (n > 0 && d2b_write_all(out, buf, (size_t)n))
 				return -errno;
 		}
 		if (n < 0)
@@ -286,7 +272,7 @@ int elf_btf__write_in_place(const char *name, const void *btf, size_t size)
 			goto out;
 		}
 		bfd = tmp_next_to(path, "btf", &btf_tmp);
-		err = bfd < 0 ? bfd : write_all(bfd, btf, size);
+		err = bfd < 0 ? bfd : d2b_write_all(bfd, btf, size);
 		if (!err && close(bfd) < 0)
 			err = -errno;
 		bfd = -1;

@@ -61,6 +61,22 @@ int loader__check_size(struct dwarf_loader *dl, GElf_Ehdr *eh)
 	return 0;
 }
 
+/* a debug section's contents, decompressed; NULL (and one line) if unreadable */
+static Elf_Data *section_contents(const struct dwarf_loader *dl, Elf_Scn *scn,
+				  const GElf_Shdr *sh, const char *name)
+{
+	Elf_Data *data;
+
+	if ((sh->sh_flags & SHF_COMPRESSED) && elf_compress(scn, 0, 0) < 0) {
+		pr_warn("%s: %s: cannot decompress: %s\n", dl->path, name, elf_errmsg(-1));
+		return NULL;
+	}
+	data = elf_getdata(scn, NULL);
+	if (!data)
+		pr_warn("%s: %s: cannot read: %s\n", dl->path, name, elf_errmsg(-1));
+	return data;
+}
+
 int loader__map_sections(struct dwarf_loader *dl, GElf_Ehdr *eh)
 {
 	static const struct {
@@ -104,17 +120,9 @@ int loader__map_sections(struct dwarf_loader *dl, GElf_Ehdr *eh)
 					dl->path);
 				return -ENOTSUP;
 			}
-			if ((sh.sh_flags & SHF_COMPRESSED) && elf_compress(scn, 0, 0) < 0) {
-				pr_warn("%s: %s: cannot decompress: %s\n", dl->path, name,
-					elf_errmsg(-1));
+			data = section_contents(dl, scn, &sh, name);
+			if (!data)
 				return -EINVAL;
-			}
-			data = elf_getdata(scn, NULL);
-			if (!data) {
-				pr_warn("%s: %s: cannot read: %s\n", dl->path, name,
-					elf_errmsg(-1));
-				return -EINVAL;
-			}
 			dl->types_secs.info.data = data->d_buf;
 			dl->types_secs.info.size = data->d_size;
 			continue;
@@ -124,17 +132,9 @@ int loader__map_sections(struct dwarf_loader *dl, GElf_Ehdr *eh)
 
 			if (strcmp(name, wanted[i].name) || sh.sh_type == SHT_NOBITS)
 				continue;
-			if ((sh.sh_flags & SHF_COMPRESSED) && elf_compress(scn, 0, 0) < 0) {
-				pr_warn("%s: %s: cannot decompress: %s\n", dl->path, name,
-					elf_errmsg(-1));
+			data = section_contents(dl, scn, &sh, name);
+			if (!data)
 				return -EINVAL;
-			}
-			data = elf_getdata(scn, NULL);
-			if (!data) {
-				pr_warn("%s: %s: cannot read: %s\n", dl->path, name,
-					elf_errmsg(-1));
-				return -EINVAL;
-			}
 			s->data = data->d_buf;
 			s->size = data->d_size;
 			dl->sec_index[i] = elf_ndxscn(scn);

@@ -45,6 +45,7 @@
 
 #include "btf_batches.h"
 #include "btf_features.h"
+#include "d2b_util.h"
 #include "dwarves_emit_ordered.h"
 #include "encode_pipeline.h"
 
@@ -83,19 +84,6 @@ static int setup_once(void)
 	snprintf(exact_path, sizeof(exact_path), "%s/exact.btf", out_dir);
 	atexit(cleanup_out_dir);
 	done = 1;
-	return 0;
-}
-
-static int write_all(int fd, const uint8_t *data, size_t size)
-{
-	while (size) {
-		ssize_t n = write(fd, data, size);
-
-		if (n <= 0)
-			return -1;
-		data += n;
-		size -= (size_t)n;
-	}
 	return 0;
 }
 
@@ -192,7 +180,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		perror("fuzz_encode: memfd_create");
 		abort();
 	}
-	if (write_all(fd, data, size)) {
+	if (d2b_write_all(fd, data, size)) {
 		perror("fuzz_encode: write");
 		abort();
 	}
