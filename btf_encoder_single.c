@@ -74,6 +74,7 @@
 #include <unistd.h>
 
 #include "btf_batches.h"
+#include "btf_dedup.h"
 #include "btf_encoder_single.h"
 #include "btf_raw.h"
 #include "cu.h"
@@ -1930,10 +1931,27 @@ int btf_encoder__finish(struct btf_encoder *enc)
 	return btf__type_cnt(enc->btf) == 1;
 }
 
+/*
+ * Split BTF (a module): btf_dedup, reproducing the libbpf that the pahole
+ * release reproduced is built with (--exact under pahole 1.30: libbpf's own
+ * btf__dedup, the path btf_dedup must equal). Otherwise libbpf's.
+ */
 int btf_encoder__dedup(struct btf_encoder *enc)
 {
-	int err = btf__dedup(enc->btf, NULL);
+	bool split = btf__base_btf(enc->btf);
+	struct btf *deduped = NULL;
+	int err;
 
+	if (split && enc->conf->pahole >= 132)
+		err = btf_dedup__split(enc->btf, BTF_DEDUP_LIBBPF_1_7_0, &deduped);
+	else if (split && !enc->conf->exact)
+		err = btf_dedup__split(enc->btf, BTF_DEDUP_LIBBPF_1_1, &deduped);
+	else
+		err = btf__dedup(enc->btf, NULL);
+	if (deduped) {
+		btf__free(enc->btf);
+		enc->btf = deduped;
+	}
 	if (err) {
 		pr_warn("%s: BTF deduplication failed: %s\n", enc->path, strerror(-err));
 		return err;

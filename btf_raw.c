@@ -528,6 +528,60 @@ int btf_raw__add_int_copy(struct btf_raw *r, const struct btf_raw *src, uint32_t
 	return btf_raw__add_int(r, (uint32_t)off, t->size, (int)BTF_INT_ENCODING(data));
 }
 
+uint32_t btf_raw__record_size(const struct btf_type *t)
+{
+	uint32_t vlen = btf_vlen(t);
+
+	switch (btf_kind(t)) {
+	case BTF_KIND_INT:
+	case BTF_KIND_VAR:
+	case BTF_KIND_DECL_TAG:
+		return sizeof(*t) + sizeof(uint32_t);
+	case BTF_KIND_ARRAY:
+		return sizeof(*t) + sizeof(struct btf_array);
+	case BTF_KIND_STRUCT:
+	case BTF_KIND_UNION:
+		return sizeof(*t) + vlen * sizeof(struct btf_member);
+	case BTF_KIND_ENUM:
+		return sizeof(*t) + vlen * sizeof(struct btf_enum);
+	case BTF_KIND_ENUM64:
+		return sizeof(*t) + vlen * sizeof(struct btf_enum64);
+	case BTF_KIND_FUNC_PROTO:
+		return sizeof(*t) + vlen * sizeof(struct btf_param);
+	case BTF_KIND_DATASEC:
+		return sizeof(*t) + vlen * sizeof(struct btf_var_secinfo);
+	default:
+		return sizeof(*t);
+	}
+}
+
+struct btf_raw *btf_raw__from_sections(struct btf *base, const void *types, uint32_t types_len,
+				       const char *strs, uint32_t strs_len)
+{
+	struct btf_raw *r = btf_raw__new(base);
+	struct btf_raw_room room = { types_len, 0, strs_len };
+	const char *t = types;
+	uint32_t pos;
+
+	if (!r)
+		return NULL;
+	for (pos = 0; pos < types_len; pos += btf_raw__record_size((const void *)(t + pos)))
+		room.nr_types++;
+	if (btf_raw__reserve(r, &room)) {
+		btf_raw__free(r);
+		return NULL;
+	}
+	if (types_len) /* (none: no array was made) */
+		memcpy(r->types, types, types_len);
+	r->types_len = types_len;
+	for (pos = 0; pos < types_len; pos += btf_raw__record_size((const void *)(t + pos)))
+		r->offs[r->nr_types++] = pos;
+	if (strs_len)
+		memcpy(r->strs, strs, strs_len);
+	r->strs_len = strs_len;
+	return r;
+}
+
 /* ---------------------------------------------------------------------- */
 /* to libbpf                                                              */
 

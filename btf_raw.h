@@ -85,6 +85,19 @@ int btf_raw__add_decl_tag(struct btf_raw *r, uint32_t value, uint32_t ref, int c
 /* a copy of INT type @id of @src, with its name, appended to @r; its id or -errno */
 int btf_raw__add_int_copy(struct btf_raw *r, const struct btf_raw *src, uint32_t id);
 
+/* the bytes of the type record at @t: struct btf_type and what follows it */
+struct btf_type;
+uint32_t btf_raw__record_size(const struct btf_type *t);
+
+/*
+ * A btf_raw on @base (as btf_raw__new) holding copies of the type records
+ * @types (@types_len bytes, whole records) and the string section @strs
+ * (@strs_len bytes, each string once, none the base's) as they are: a BTF
+ * built elsewhere, for btf_raw__to_btf. NULL: no memory.
+ */
+struct btf_raw *btf_raw__from_sections(struct btf *base, const void *types, uint32_t types_len,
+				       const char *strs, uint32_t strs_len);
+
 /*
  * The libbpf BTF (split on the base given to btf_raw__new) that the same
  * btf__add_* and btf__add_str calls would have built; NULL with *@err.

@@ -15,11 +15,15 @@
  *
  * and each once more with --exact (no shortcut): where both succeed, their
  * outputs must be the same bytes, or the target aborts (a shortcut's bug).
+ * An input with a .BTF section is also encoded a third way: as the first,
+ * split on its own .BTF as the base (btf_dedup against libbpf's dedup).
  *
  * Each input is also read as a --btf_base (raw BTF, or an ELF file's .BTF)
  * by encode_pipeline__base_open(); a base it accepts gets a split BTF of
- * pointers to its first types, deduplicated by libbpf against it, as a
- * module's BTF is: a base that passes the checks must not crash libbpf.
+ * copies of its first types and pointers to them, deduplicated against it
+ * as a module's BTF is, by btf_dedup (libbpf 1.1's way and 1.7.0's) and by
+ * libbpf: a base that passes the checks must crash neither, and btf_dedup
+ * must give libbpf 1.1's bytes.
  *
  * fuzz/mutate_elf.c is the libFuzzer binary's custom mutator.
  *
@@ -44,6 +48,7 @@
 #include <unistd.h>
 
 #include "btf_batches.h"
+#include "btf_dedup.h"
 #include "btf_features.h"
 #include "d2b_util.h"
 #include "dwarves_emit_ordered.h"
@@ -93,16 +98,18 @@ static int encode_one(const char *path, int variant, bool exact, const char *out
 	struct d2b_conf conf = { .nr_jobs = 1 };
 
 	btf_features__defaults(&conf);
-	if (variant == 0) {
+	if (variant != 1) {
 		btf_features__parse(&conf, KERNEL_6_12_FEATURES);
 		btf_features__parse(&conf, "global_var");
+		if (variant == 2) /* split BTF on the input's own .BTF */
+			conf.btf_base = path;
 	} else {
 		conf.nr_jobs = 2;
 		conf.lang_exclude = "rust";
 	}
 	conf.window = emit_ordered_window(conf.nr_jobs);
 	/* the command line's dedup batches, or one per CU: every merge path */
-	conf.batch_types = variant == 0 ? BTF_BATCH_TYPES : 1;
+	conf.batch_types = variant != 1 ? BTF_BATCH_TYPES : 1;
 	if (exact) { /* as the command line sets --exact */
 		conf.exact = true;
 		conf.batch_types = 0;
@@ -134,25 +141,52 @@ static bool same_file(const char *a, const char *b)
 	return same;
 }
 
-/* @path as a base: checked, then a split BTF deduplicated against it */
-static void base_both(const char *path)
+/* the same raw bytes (and both made): abort otherwise */
+static void same_raw(struct btf *a, struct btf *b)
 {
-	struct btf *base, *split;
+	uint32_t sa, sb;
+	const void *ra = btf__raw_data(a, &sa), *rb = btf__raw_data(b, &sb);
+
+	if (!ra || !rb || sa != sb || memcmp(ra, rb, sa)) {
+		fprintf(stderr, "fuzz_encode: btf_dedup and libbpf's btf__dedup differ\n");
+		abort();
+	}
+}
+
+/*
+ * @path as a base: checked, then a split BTF of copies of its first types
+ * and pointers to them, deduplicated against it by btf_dedup (as libbpf 1.1
+ * and as 1.7.0) and by libbpf, whose result 1.1's must equal. Whether the
+ * base was accepted.
+ */
+static bool base_both(const char *path)
+{
+	struct btf *base, *split, *own = NULL, *own170 = NULL;
 	uint32_t id, n;
 	int err;
 
 	base = encode_pipeline__base_open(path, &err);
 	if (!base)
-		return;
+		return false;
+	/* made modifiable now, by libbpf, not under btf__add_type's feet */
+	btf__find_str(base, "");
 	split = btf__new_empty_split(base);
 	n = btf__type_cnt(base);
 	for (id = 1; split && id < n && id <= 256; id++)
-		if (btf__add_ptr(split, (int)id) < 0)
+		if (btf__add_type(split, base, btf__type_by_id(base, id)) < 0 ||
+		    btf__add_ptr(split, (int)id) < 0)
 			break;
-	if (split)
-		btf__dedup(split, NULL);
+	if (split) {
+		btf_dedup__split(split, BTF_DEDUP_LIBBPF_1_1, &own);
+		btf_dedup__split(split, BTF_DEDUP_LIBBPF_1_7_0, &own170);
+		if (!btf__dedup(split, NULL) && own)
+			same_raw(own, split);
+	}
+	btf__free(own);
+	btf__free(own170);
 	btf__free(split);
 	btf__free(base);
+	return true;
 }
 
 /* the default path, then --exact: where both succeed, the same bytes */
@@ -187,7 +221,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 	encode_both(path, 0);
 	encode_both(path, 1);
-	base_both(path);
+	if (base_both(path))
+		encode_both(path, 2);
 	close(fd);
 	return 0;
 }

@@ -16,9 +16,11 @@
 #  - one real kernel module (msdos.ko from Debian's 6.1 debug package, in
 #    the dwarf2btf cache), without its .BTF, ORC and frame sections and with
 #    compressed debug sections, if the cache has it;
-#  - given a dwarf2btf binary, the inputs of tests/bad-input.sh's cases up
-#    to 300,000 bytes (ELF edits, DWARF written DIE by DIE, corrupt bases),
-#    named bad-CASE-N.
+#  - given a dwarf2btf binary, the -O2 gcc and -O0 clang fixture objects
+#    with a .BTF section of their own (fuzz_encode then also encodes them as
+#    split BTF on it), named *-btf.o, and the inputs of tests/bad-input.sh's
+#    cases up to 300,000 bytes (ELF edits, DWARF written DIE by DIE, corrupt
+#    bases), named bad-CASE-N.
 #
 # Usage: fuzz/make-seeds.sh OUTDIR [DWARF2BTF]
 set -euo pipefail
@@ -95,6 +97,12 @@ else
 	echo "make-seeds.sh: $ko not found, no kernel module seed" >&2
 fi
 if [ $# -eq 2 ]; then
+	# fixture objects with their own .BTF: encoded split on it too
+	for o in "$tmp"/*-gcc-O2-dwarf5.o "$tmp"/*-clang-O0-dwarf5.o; do
+		b=$out/$(basename "${o%.o}")-btf.o
+		cp "$o" "$b"
+		LLVM_OBJCOPY=objcopy run "$2" -J --btf_gen_floats "$b"
+	done
 	BAD_INPUT_SEEDS=$out bash "$top/tests/bad-input.sh" "$2" >/dev/null ||
 		echo "make-seeds.sh: tests/bad-input.sh failed; its seeds are kept" >&2
 fi

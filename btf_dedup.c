@@ -1,0 +1,816 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * btf_dedup - libbpf's btf__dedup for split BTF, reproduced decision for
+ * decision, for the libbpf releases pahole is built with.
+ *
+ * Why. pahole 1.32 is built with libbpf 1.7.0, whose split dedup differs
+ * from Debian 12's libbpf 1.1: typedefs are deduplicated with the structs
+ * (so a recursive typedef can be), but a typedef is looked up under a hash
+ * that the base's typedefs were never filed under, so a module keeps its
+ * typedefs, and every type that refers to them; and when a struct's check
+ * meets a canonical type already paired with another candidate, the two
+ * candidates still match if they are identical down to 16 levels (1.1:
+ * arrays and structs with the very same member ids only). A module's bytes
+ * from pahole 1.32 therefore need this dedup, not libbpf 1.1's. For 1.1's
+ * own algorithm (1.5's too, which pahole 1.30 is built with), it spares
+ * libbpf's copy of the whole base BTF for the dedup: the base is only read.
+ *
+ * The algorithm is libbpf's (see its essay above btf__dedup):
+ *   1. every base type is canonical, filed in the candidate table under
+ *      its hash;
+ *   2. primitive types (INT, ENUM, ENUM64, FWD, FLOAT): equal to a
+ *      candidate of their hash, or canonical; an enum declaration meeting
+ *      a full enum resolves to it;
+ *   3. structs and unions (and, in 1.7.0, typedefs), in id order: the
+ *      first candidate of their hash whose type graph is equivalent
+ *      (is_equiv: a paired walk recording which candidate type each
+ *      canonical type stands for, the "hypothetical map") is their
+ *      canonical type, and the walk's pairings resolve forward
+ *      declarations and map further structs;
+ *   4. forward declarations still unresolved take the one canonical struct
+ *      or union of their name, if there is just one;
+ *   5. reference types, depth first: their referenced ids made canonical,
+ *      then equal to a candidate, or canonical;
+ *   6. canonical types kept in id order, every id remapped.
+ * The strings are not touched: a BTF built by btf__add_* has them deduped
+ * already, and btf__dedup leaves such a string section as it is.
+ *
+ * Which candidate wins depends on the order libbpf's hash map walks the
+ * types filed under one hash: dedup_cands.c keeps that order.
+ *
+ * Checked against libbpf 1.1's btf__dedup itself (--exact takes it) on
+ * every module the tests have, and against pahole 1.32 for 1.7.0.
+ */
+#include <bpf/btf.h>
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "btf_dedup.h"
+#include "btf_raw.h"
+#include "dedup_cands.h"
+#include "dedup_compare.h"
+
+#define MAX_NR_TYPES 0x7fffffffu
+#define UNPROCESSED UINT32_MAX
+#define IN_PROGRESS (UINT32_MAX - 1)
+#define IDENTICAL_DEPTH 16 /* 1.7.0's limit on the identical-types walk */
+
+struct dedup {
+	struct btf_type **types; /* by id; the base's are only read */
+	uint32_t nr, start_id;
+	uint32_t *map, *hypot_map, *hypot_list;
+	size_t hypot_cnt, hypot_cap;
+	bool hypot_adjust_canon;
+	bool v170;
+	struct cand_table table;
+};
+
+static struct btf_type void_type;
+
+/* the newest candidate of @key in libbpf's order (ents index + 1), 0 if none */
+static uint32_t cands(struct dedup *d, uint64_t key)
+{
+	struct cand_key *k = cand_table__find(&d->table, key);
+
+	if (!k)
+		return 0;
+	cand_table__normalize(&d->table, k);
+	return k->head;
+}
+
+/* every candidate id @c of @key, newest first: for_each_cand(d, e, c, key) */
+#define for_each_cand(d, e, c, key)                                        \
+	for (e = cands(d, key); e && ((c = (d)->table.ents[e - 1].id), 1); \
+	     e = (d)->table.ents[e - 1].next)
+
+static int dedup_prep(struct dedup *d)
+{
+	uint64_t h;
+	uint32_t id;
+	int r;
+
+	for (id = 1; id < d->start_id; id++) {
+		d->map[id] = id;
+		r = type_hash_base(d->types[id], &h);
+		if (r < 0)
+			return r;
+		if (r && cand_table__add(&d->table, h, id))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static int dedup_prim_type(struct dedup *d, uint32_t id)
+{
+	struct btf_type *t = d->types[id];
+	uint32_t new_id = id, e, c;
+	uint64_t h;
+
+	switch (btf_kind(t)) {
+	case BTF_KIND_INT:
+		h = type_hash_int_tag(t);
+		for_each_cand(d, e, c, h)
+		{
+			if (type_equal_int_tag(t, d->types[c])) {
+				new_id = c;
+				break;
+			}
+		}
+		break;
+	case BTF_KIND_ENUM:
+	case BTF_KIND_ENUM64:
+		h = type_hash_enum(t);
+		for_each_cand(d, e, c, h)
+		{
+			uint32_t cand_id = c;
+			const struct btf_type *cand = d->types[cand_id];
+
+			if (type_equal_enum(t, cand)) {
+				new_id = cand_id;
+				break;
+			}
+			if (type_compat_enum(t, cand)) {
+				if (type_is_enum_fwd(t)) {
+					new_id = cand_id;
+					break;
+				}
+				/* the canonical declaration resolves to this enum */
+				d->map[cand_id] = id;
+			}
+		}
+		break;
+	case BTF_KIND_FWD:
+	case BTF_KIND_FLOAT:
+		h = type_hash_common(t);
+		for_each_cand(d, e, c, h)
+		{
+			if (type_equal_common(t, d->types[c])) {
+				new_id = c;
+				break;
+			}
+		}
+		break;
+	default:
+		return 0;
+	}
+	d->map[id] = new_id;
+	if (new_id == id && cand_table__add(&d->table, h, id))
+		return -ENOMEM;
+	return 0;
+}
+
+static bool is_mapped(const struct dedup *d, uint32_t id)
+{
+	return d->map[id] <= MAX_NR_TYPES;
+}
+
+static uint32_t resolve_id(const struct dedup *d, uint32_t id)
+{
+	while (is_mapped(d, id) && d->map[id] != id)
+		id = d->map[id];
+	return id;
+}
+
+static uint32_t resolve_fwd_id(const struct dedup *d, uint32_t id)
+{
+	uint32_t r;
+
+	if (!btf_is_fwd(d->types[id]))
+		return id;
+	r = resolve_id(d, id);
+	return btf_is_fwd(d->types[r]) ? id : r;
+}
+
+/* 1.1: identical ARRAYs (ids included) */
+static bool identical_arrays(const struct dedup *d, uint32_t a, uint32_t b)
+{
+	const struct btf_type *x = d->types[a], *y = d->types[b];
+
+	return btf_is_array(x) && btf_is_array(y) && type_equal_array(x, y);
+}
+
+/* 1.1: identical STRUCTs or UNIONs, member ids equal or identical */
+static bool identical_structs(const struct dedup *d, uint32_t a, uint32_t b)
+{
+	const struct btf_type *x = d->types[a], *y = d->types[b];
+	const struct btf_member *mx, *my;
+	uint32_t i;
+
+	if (!btf_is_composite(x) || btf_kind(x) != btf_kind(y) || !type_shallow_equal_struct(x, y))
+		return false;
+	mx = btf_members(x);
+	my = btf_members(y);
+	for (i = 0; i < btf_vlen(x); i++)
+		if (mx[i].type != my[i].type && !identical_arrays(d, mx[i].type, my[i].type) &&
+		    !identical_structs(d, mx[i].type, my[i].type))
+			return false;
+	return true;
+}
+
+/*
+ * 1.7.0: the two types are alike down to @depth levels of referenced ids.
+ * Its ARRAY case compares the first array's ids with themselves, so two
+ * arrays of the same size, name and length are identical: kept so.
+ */
+static bool identical_types(const struct dedup *d, uint32_t a, uint32_t b, int depth)
+{
+	const struct btf_type *x, *y;
+	uint32_t i;
+
+	for (;;) {
+		x = d->types[a];
+		y = d->types[b];
+		if (depth <= 0 || btf_kind(x) != btf_kind(y))
+			return false;
+		switch (btf_kind(x)) {
+		case BTF_KIND_UNKN:
+			return true;
+		case BTF_KIND_INT:
+			return type_equal_int_tag(x, y);
+		case BTF_KIND_ENUM:
+		case BTF_KIND_ENUM64:
+			return type_compat_enum(x, y);
+		case BTF_KIND_FWD:
+		case BTF_KIND_FLOAT:
+			return type_equal_common(x, y);
+		case BTF_KIND_CONST:
+		case BTF_KIND_VOLATILE:
+		case BTF_KIND_RESTRICT:
+		case BTF_KIND_PTR:
+		case BTF_KIND_TYPEDEF:
+		case BTF_KIND_FUNC:
+		case BTF_KIND_TYPE_TAG:
+			if (x->info != y->info || x->name_off != y->name_off)
+				return false;
+			a = x->type;
+			b = y->type;
+			continue; /* the same depth */
+		case BTF_KIND_ARRAY:
+			return type_compat_array(x, y);
+		case BTF_KIND_STRUCT:
+		case BTF_KIND_UNION: {
+			const struct btf_member *mx = btf_members(x), *my = btf_members(y);
+
+			if (!type_shallow_equal_struct(x, y))
+				return false;
+			for (i = 0; i < btf_vlen(x); i++)
+				if (mx[i].type != my[i].type &&
+				    !identical_types(d, mx[i].type, my[i].type, depth - 1))
+					return false;
+			return true;
+		}
+		case BTF_KIND_FUNC_PROTO: {
+			const struct btf_param *px = btf_params(x), *py = btf_params(y);
+
+			if (!type_compat_fnproto(x, y))
+				return false;
+			if (x->type != y->type && !identical_types(d, x->type, y->type, depth - 1))
+				return false;
+			for (i = 0; i < btf_vlen(x); i++)
+				if (px[i].type != py[i].type &&
+				    !identical_types(d, px[i].type, py[i].type, depth - 1))
+					return false;
+			return true;
+		}
+		default:
+			return false;
+		}
+	}
+}
+
+static int hypot_add(struct dedup *d, uint32_t from, uint32_t to)
+{
+	if (d->hypot_cnt == d->hypot_cap) {
+		size_t cap = d->hypot_cap + (d->hypot_cap / 2 > 16 ? d->hypot_cap / 2 : 16);
+		uint32_t *list = realloc(d->hypot_list, cap * sizeof(*list));
+
+		if (!list)
+			return -ENOMEM;
+		d->hypot_list = list;
+		d->hypot_cap = cap;
+	}
+	d->hypot_list[d->hypot_cnt++] = from;
+	d->hypot_map[from] = to;
+	return 0;
+}
+
+static void hypot_clear(struct dedup *d)
+{
+	size_t i;
+
+	for (i = 0; i < d->hypot_cnt; i++)
+		d->hypot_map[d->hypot_list[i]] = UNPROCESSED;
+	d->hypot_cnt = 0;
+	d->hypot_adjust_canon = false;
+}
+
+static int is_equiv(struct dedup *d, uint32_t cand_id, uint32_t canon_id);
+
+static int is_equiv_members(struct dedup *d, const struct btf_type *cand,
+			    const struct btf_type *canon)
+{
+	const struct btf_member *x = btf_members(cand), *y = btf_members(canon);
+	uint32_t i;
+	int eq;
+
+	if (!type_shallow_equal_struct(cand, canon))
+		return 0;
+	for (i = 0; i < btf_vlen(cand); i++) {
+		eq = is_equiv(d, x[i].type, y[i].type);
+		if (eq <= 0)
+			return eq;
+	}
+	return 1;
+}
+
+static int is_equiv_params(struct dedup *d, const struct btf_type *cand,
+			   const struct btf_type *canon)
+{
+	const struct btf_param *x = btf_params(cand), *y = btf_params(canon);
+	uint32_t i;
+	int eq;
+
+	if (!type_compat_fnproto(cand, canon))
+		return 0;
+	eq = is_equiv(d, cand->type, canon->type);
+	for (i = 0; eq > 0 && i < btf_vlen(cand); i++)
+		eq = is_equiv(d, x[i].type, y[i].type);
+	return eq;
+}
+
+/* >0: the graphs of @cand_id and @canon_id are equivalent; 0: not; -errno */
+static int is_equiv(struct dedup *d, uint32_t cand_id, uint32_t canon_id)
+{
+	const struct btf_type *cand, *canon;
+	uint16_t cand_kind, canon_kind;
+	uint32_t hypot;
+	int eq;
+
+	if (resolve_id(d, cand_id) == resolve_id(d, canon_id))
+		return 1;
+	canon_id = resolve_fwd_id(d, canon_id);
+	hypot = d->hypot_map[canon_id];
+	if (hypot <= MAX_NR_TYPES) {
+		if (hypot == cand_id)
+			return 1;
+		if (d->v170)
+			return identical_types(d, hypot, cand_id, IDENTICAL_DEPTH);
+		return identical_arrays(d, hypot, cand_id) || identical_structs(d, hypot, cand_id);
+	}
+	if (hypot_add(d, canon_id, cand_id))
+		return -ENOMEM;
+	cand = d->types[cand_id];
+	canon = d->types[canon_id];
+	cand_kind = btf_kind(cand);
+	canon_kind = btf_kind(canon);
+	if (cand->name_off != canon->name_off)
+		return 0;
+	if ((cand_kind == BTF_KIND_FWD || canon_kind == BTF_KIND_FWD) && cand_kind != canon_kind) {
+		uint16_t real_kind, fwd_kind;
+
+		if (cand_kind == BTF_KIND_FWD) {
+			real_kind = canon_kind;
+			fwd_kind = btf_kflag(cand) ? BTF_KIND_UNION : BTF_KIND_STRUCT;
+		} else {
+			real_kind = cand_kind;
+			fwd_kind = btf_kflag(canon) ? BTF_KIND_UNION : BTF_KIND_STRUCT;
+			/* a base declaration would have to resolve */
+			if (fwd_kind == real_kind && canon_id < d->start_id)
+				d->hypot_adjust_canon = true;
+		}
+		return fwd_kind == real_kind;
+	}
+	if (cand_kind != canon_kind)
+		return 0;
+	switch (cand_kind) {
+	case BTF_KIND_INT:
+		return type_equal_int_tag(cand, canon);
+	case BTF_KIND_ENUM:
+	case BTF_KIND_ENUM64:
+		return type_compat_enum(cand, canon);
+	case BTF_KIND_FWD:
+	case BTF_KIND_FLOAT:
+		return type_equal_common(cand, canon);
+	case BTF_KIND_CONST:
+	case BTF_KIND_VOLATILE:
+	case BTF_KIND_RESTRICT:
+	case BTF_KIND_PTR:
+	case BTF_KIND_TYPEDEF:
+	case BTF_KIND_FUNC:
+	case BTF_KIND_TYPE_TAG:
+		if (cand->info != canon->info)
+			return 0;
+		return is_equiv(d, cand->type, canon->type);
+	case BTF_KIND_ARRAY:
+		if (!type_compat_array(cand, canon))
+			return 0;
+		eq = is_equiv(d, btf_array(cand)->index_type, btf_array(canon)->index_type);
+		if (eq <= 0)
+			return eq;
+		return is_equiv(d, btf_array(cand)->type, btf_array(canon)->type);
+	case BTF_KIND_STRUCT:
+	case BTF_KIND_UNION:
+		return is_equiv_members(d, cand, canon);
+	case BTF_KIND_FUNC_PROTO:
+		return is_equiv_params(d, cand, canon);
+	default:
+		return -EINVAL;
+	}
+}
+
+/* an equivalence found: what its walk paired resolves declarations and structs */
+static void merge_hypot(struct dedup *d)
+{
+	size_t i;
+
+	for (i = 0; i < d->hypot_cnt; i++) {
+		uint32_t canon = d->hypot_list[i];
+		uint32_t t_id = resolve_id(d, d->hypot_map[canon]), c_id = resolve_id(d, canon);
+		uint16_t t_kind = btf_kind(d->types[t_id]), c_kind = btf_kind(d->types[c_id]);
+
+		if (t_kind != BTF_KIND_FWD && c_kind == BTF_KIND_FWD)
+			d->map[c_id] = t_id;
+		if (d->hypot_adjust_canon)
+			continue;
+		if (t_kind == BTF_KIND_FWD && c_kind != BTF_KIND_FWD)
+			d->map[t_id] = c_id;
+		if ((t_kind == BTF_KIND_STRUCT || t_kind == BTF_KIND_UNION) &&
+		    c_kind != BTF_KIND_FWD && is_mapped(d, c_id) && !is_mapped(d, t_id))
+			d->map[t_id] = c_id;
+	}
+}
+
+static int dedup_struct_type(struct dedup *d, uint32_t id)
+{
+	const struct btf_type *t = d->types[id];
+	uint32_t new_id = id, e, cand_id;
+	uint64_t h;
+	int eq;
+
+	if (is_mapped(d, id))
+		return 0;
+	if (!btf_is_composite(t) && !(d->v170 && btf_is_typedef(t)))
+		return 0;
+	h = type_hash_struct_phase(t);
+	for_each_cand(d, e, cand_id, h)
+	{
+		/* a declaration of the same hash must not become its duplicate */
+		if (!type_equal_struct_phase(t, d->types[cand_id]))
+			continue;
+		hypot_clear(d);
+		eq = is_equiv(d, id, cand_id);
+		if (eq < 0)
+			return eq;
+		if (!eq)
+			continue;
+		merge_hypot(d);
+		if (d->hypot_adjust_canon)
+			continue;
+		new_id = cand_id;
+		break;
+	}
+	d->map[id] = new_id;
+	if (new_id == id && cand_table__add(&d->table, h, id))
+		return -ENOMEM;
+	return 0;
+}
+
+/* declarations left: the one canonical struct or union of their name */
+static int dedup_resolve_fwds(struct dedup *d)
+{
+	struct cand_table names = { 0 };
+	const struct cand_ent *one;
+	struct cand_key *k;
+	uint32_t id;
+	int err = 0;
+
+	for (id = 1; id < d->nr && !err; id++) {
+		const struct btf_type *t = d->types[id];
+
+		if (btf_is_composite(t) && d->map[id] == id)
+			err = cand_table__add(&names, t->name_off, id);
+	}
+	for (id = d->start_id; id < d->nr && !err; id++) {
+		const struct btf_type *t = d->types[id];
+
+		if (!btf_is_fwd(t) || d->map[id] != id)
+			continue;
+		k = cand_table__find(&names, t->name_off);
+		one = k ? &names.ents[k->head - 1] : NULL;
+		if (!one || one->next) /* none, or not one */
+			continue;
+		if (btf_kind(d->types[one->id]) ==
+		    (btf_kflag(t) ? BTF_KIND_UNION : BTF_KIND_STRUCT))
+			d->map[id] = one->id;
+	}
+	cand_table__free(&names);
+	return err;
+}
+
+/* the canonical id of @id, deduplicating reference types on the way */
+static int64_t dedup_ref_type(struct dedup *d, uint32_t id)
+{
+	struct btf_type *t;
+	uint32_t new_id = id, e, c;
+	int64_t ref;
+	uint64_t h;
+
+	if (d->map[id] == IN_PROGRESS)
+		return -ELOOP;
+	if (is_mapped(d, id))
+		return resolve_id(d, id);
+	t = d->types[id];
+	d->map[id] = IN_PROGRESS;
+	switch (btf_kind(t)) {
+	case BTF_KIND_CONST:
+	case BTF_KIND_VOLATILE:
+	case BTF_KIND_RESTRICT:
+	case BTF_KIND_PTR:
+	case BTF_KIND_TYPEDEF: /* 1.7.0 deduplicated it with the structs */
+	case BTF_KIND_FUNC:
+	case BTF_KIND_TYPE_TAG:
+	case BTF_KIND_DECL_TAG: {
+		bool tag = btf_is_decl_tag(t);
+
+		ref = dedup_ref_type(d, t->type);
+		if (ref < 0)
+			return ref;
+		t->type = (uint32_t)ref;
+		h = tag ? type_hash_int_tag(t) : type_hash_common(t);
+		for_each_cand(d, e, c, h)
+		{
+			const struct btf_type *cand = d->types[c];
+
+			if (tag ? type_equal_int_tag(t, cand) : type_equal_common(t, cand)) {
+				new_id = c;
+				break;
+			}
+		}
+		break;
+	}
+	case BTF_KIND_ARRAY: {
+		struct btf_array *a = btf_array(t);
+
+		ref = dedup_ref_type(d, a->type);
+		if (ref < 0)
+			return ref;
+		a->type = (uint32_t)ref;
+		ref = dedup_ref_type(d, a->index_type);
+		if (ref < 0)
+			return ref;
+		a->index_type = (uint32_t)ref;
+		h = type_hash_array(t);
+		for_each_cand(d, e, c, h)
+		{
+			if (type_equal_array(t, d->types[c])) {
+				new_id = c;
+				break;
+			}
+		}
+		break;
+	}
+	case BTF_KIND_FUNC_PROTO: {
+		struct btf_param *p = btf_params(t);
+		uint32_t k;
+
+		ref = dedup_ref_type(d, t->type);
+		if (ref < 0)
+			return ref;
+		t->type = (uint32_t)ref;
+		for (k = 0; k < btf_vlen(t); k++) {
+			ref = dedup_ref_type(d, p[k].type);
+			if (ref < 0)
+				return ref;
+			p[k].type = (uint32_t)ref;
+		}
+		h = type_hash_fnproto(t);
+		for_each_cand(d, e, c, h)
+		{
+			if (type_equal_fnproto(t, d->types[c])) {
+				new_id = c;
+				break;
+			}
+		}
+		break;
+	}
+	default:
+		return -EINVAL;
+	}
+	d->map[id] = new_id;
+	if (new_id == id && cand_table__add(&d->table, h, id))
+		return -ENOMEM;
+	return new_id;
+}
+
+static int remap_id(const struct dedup *d, uint32_t *id)
+{
+	uint32_t new_id = d->hypot_map[resolve_id(d, *id)];
+
+	if (new_id > MAX_NR_TYPES)
+		return -EINVAL;
+	*id = new_id;
+	return 0;
+}
+
+/* every type id @t refers to, remapped to its compacted canonical id */
+static int remap_type(const struct dedup *d, struct btf_type *t)
+{
+	uint32_t i, n = btf_vlen(t);
+	int err = 0;
+
+	switch (btf_kind(t)) {
+	case BTF_KIND_PTR:
+	case BTF_KIND_TYPEDEF:
+	case BTF_KIND_VOLATILE:
+	case BTF_KIND_CONST:
+	case BTF_KIND_RESTRICT:
+	case BTF_KIND_FUNC:
+	case BTF_KIND_VAR:
+	case BTF_KIND_DECL_TAG:
+	case BTF_KIND_TYPE_TAG:
+		return remap_id(d, &t->type);
+	case BTF_KIND_ARRAY:
+		err = remap_id(d, &btf_array(t)->type);
+		return err ? err : remap_id(d, &btf_array(t)->index_type);
+	case BTF_KIND_STRUCT:
+	case BTF_KIND_UNION:
+		for (i = 0; i < n && !err; i++)
+			err = remap_id(d, &btf_members(t)[i].type);
+		return err;
+	case BTF_KIND_FUNC_PROTO:
+		err = remap_id(d, &t->type);
+		for (i = 0; i < n && !err; i++)
+			err = remap_id(d, &btf_params(t)[i].type);
+		return err;
+	case BTF_KIND_DATASEC:
+		for (i = 0; i < n && !err; i++)
+			err = remap_id(d, &btf_var_secinfos(t)[i].type);
+		return err;
+	default:
+		return 0;
+	}
+}
+
+static int dedup_run(struct dedup *d)
+{
+	uint32_t id;
+	int64_t r;
+	int err;
+
+	err = dedup_prep(d);
+	for (id = d->start_id; id < d->nr && !err; id++)
+		err = dedup_prim_type(d, id);
+	for (id = d->start_id; id < d->nr && !err; id++)
+		err = dedup_struct_type(d, id);
+	if (!err)
+		err = dedup_resolve_fwds(d);
+	for (id = d->start_id; id < d->nr && !err; id++) {
+		r = dedup_ref_type(d, id);
+		if (r < 0)
+			err = (int)r;
+	}
+	return err;
+}
+
+/* the canonical types, in id order, remapped: @d's hypot_map becomes the id map */
+static int dedup_compact(struct dedup *d, uint8_t *out, uint32_t *len)
+{
+	uint32_t id, next = d->start_id, size, pos = 0;
+	int err;
+
+	for (id = 0; id < d->start_id; id++)
+		d->hypot_map[id] = id;
+	for (id = d->start_id; id < d->nr; id++)
+		d->hypot_map[id] = d->map[id] == id ? next++ : UNPROCESSED;
+	for (id = d->start_id; id < d->nr; id++) {
+		if (d->map[id] != id)
+			continue;
+		size = btf_raw__record_size(d->types[id]);
+		memcpy(out + pos, d->types[id], size);
+		err = remap_type(d, (struct btf_type *)(out + pos));
+		if (err)
+			return err;
+		pos += size;
+	}
+	*len = pos;
+	return 0;
+}
+
+static bool host_big_endian(void)
+{
+	return __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__;
+}
+
+/* @btf's split types and strings, raw, in the host's byte order */
+static int split_raw(struct btf *btf, const struct btf_header **hdr, size_t *size)
+{
+	enum btf_endianness saved = btf__endianness(btf);
+	const void *data;
+	uint32_t sz;
+
+	btf__set_endianness(btf, host_big_endian() ? BTF_BIG_ENDIAN : BTF_LITTLE_ENDIAN);
+	data = btf__raw_data(btf, &sz);
+	btf__set_endianness(btf, saved);
+	if (!data)
+		return -ENOMEM;
+	*hdr = data;
+	*size = sz;
+	return 0;
+}
+
+static int dedup_new(struct dedup *d, struct btf *btf, const struct btf_header *hdr,
+		     enum btf_dedup_libbpf release)
+{
+	const struct btf *base = btf__base_btf(btf);
+	uint8_t *types = (uint8_t *)hdr + hdr->hdr_len + hdr->type_off;
+	uint32_t id, pos;
+
+	d->v170 = release == BTF_DEDUP_LIBBPF_1_7_0;
+	d->start_id = btf__type_cnt(base);
+	d->nr = btf__type_cnt(btf);
+	d->types = calloc(d->nr, sizeof(*d->types));
+	d->map = malloc(d->nr * sizeof(*d->map));
+	d->hypot_map = malloc(d->nr * sizeof(*d->hypot_map));
+	if (!d->types || !d->map || !d->hypot_map)
+		return -ENOMEM;
+	d->types[0] = &void_type;
+	for (id = 1; id < d->start_id; id++)
+		d->types[id] = (struct btf_type *)btf__type_by_id(base, id);
+	for (id = d->start_id, pos = 0; id < d->nr; id++) {
+		if (pos + sizeof(struct btf_type) > hdr->type_len)
+			return -EINVAL;
+		d->types[id] = (struct btf_type *)(types + pos);
+		pos += btf_raw__record_size(d->types[id]);
+	}
+	if (pos != hdr->type_len)
+		return -EINVAL;
+	d->map[0] = 0;
+	for (id = 1; id < d->nr; id++) {
+		d->map[id] =
+			btf_is_var(d->types[id]) || btf_is_datasec(d->types[id]) ? id : UNPROCESSED;
+		d->hypot_map[id] = UNPROCESSED;
+	}
+	d->hypot_map[0] = UNPROCESSED;
+	return 0;
+}
+
+static void dedup_free(struct dedup *d)
+{
+	cand_table__free(&d->table);
+	free(d->types);
+	free(d->map);
+	free(d->hypot_map);
+	free(d->hypot_list);
+}
+
+int btf_dedup__split(struct btf *btf, enum btf_dedup_libbpf release, struct btf **out)
+{
+	struct btf *base = (struct btf *)btf__base_btf(btf);
+	const struct btf_header *in_hdr;
+	struct btf_header *copy = NULL;
+	struct dedup d = { 0 };
+	struct btf_raw *raw;
+	uint8_t *types = NULL;
+	uint32_t types_len;
+	struct btf *res;
+	size_t size;
+	int err;
+
+	if (!base)
+		return -EINVAL;
+	err = split_raw(btf, &in_hdr, &size);
+	if (err)
+		return err;
+	/* the types are rewritten in place (reference ids made canonical) */
+	copy = malloc(size);
+	types = malloc(size);
+	err = copy && types ? 0 : -ENOMEM;
+	if (!err) {
+		memcpy(copy, in_hdr, size);
+		err = dedup_new(&d, btf, copy, release);
+	}
+	if (!err)
+		err = dedup_run(&d);
+	if (!err)
+		err = dedup_compact(&d, types, &types_len);
+	if (err)
+		goto out;
+	raw = btf_raw__from_sections(base, types, types_len,
+				     (const char *)copy + copy->hdr_len + copy->str_off,
+				     copy->str_len);
+	err = -ENOMEM;
+	res = raw ? btf_raw__to_btf(raw, &err) : NULL;
+	if (res) {
+		btf__set_endianness(res, btf__endianness(btf));
+		*out = res;
+		err = 0;
+	}
+out:
+	dedup_free(&d);
+	free(copy);
+	free(types);
+	return err;
+}

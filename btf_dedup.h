@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * btf_dedup - deduplicate a split BTF (a module's types on vmlinux's) as a
+ * given libbpf release's btf__dedup does, type for type.
+ */
+#ifndef BTF_DEDUP_H
+#define BTF_DEDUP_H
+
+struct btf;
+
+/*
+ * The libbpf releases whose btf__dedup is reproduced: 1.1 (Debian 12's;
+ * its algorithm is 1.5's, which pahole 1.30 is built with in Debian) and
+ * 1.7.0 (Debian's for pahole 1.32).
+ */
+enum btf_dedup_libbpf {
+	BTF_DEDUP_LIBBPF_1_1,
+	BTF_DEDUP_LIBBPF_1_7_0,
+};
+
+/*
+ * Deduplicate the split BTF @btf against its base, as @release's
+ * btf__dedup(@btf, NULL) would, into a new split BTF on the same base, of
+ * the same byte order, with @btf's string section as it is (a BTF built
+ * with btf__add_* holds each string once, and btf__dedup keeps it then).
+ * @btf itself is left as it was. Returns 0 with *@out the caller's, or
+ * -errno: -ENOMEM, -ELOOP (a loop of reference types), -EINVAL (a kind
+ * btf__dedup refuses). Caller-serialized: reads @btf and its base only.
+ */
+int btf_dedup__split(struct btf *btf, enum btf_dedup_libbpf release, struct btf **out);
+
+#endif /* BTF_DEDUP_H */

@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * dedup_cands - btf_dedup's table of candidate types by hash, walked in the
+ * order libbpf's hash map walks them.
+ *
+ * libbpf's hashmap puts a new entry at the head of its bucket's chain, and
+ * growing the map (before the insertion that would fill it past three
+ * quarters, from 4 buckets up, doubling) moves each chain's entries one by
+ * one to the head of their new chain: the entries of one hash, always in
+ * one bucket, are reversed by every growth. Here each hash has a chain of
+ * its own, through one array of entries, and the table counts libbpf's
+ * growths from the number of entries added; a chain is reversed, when next
+ * used, if an odd number of growths passed since it was last. The same
+ * order, without libbpf's allocation per entry.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "d2b_util.h"
+#include "dedup_cands.h"
+
+static size_t slot_of(const struct cand_table *t, uint64_t key)
+{
+	return (size_t)((key * 0x9e3779b97f4a7c15ull) >> 17) & (t->nr_keys - 1);
+}
+
+struct cand_key *cand_table__find(struct cand_table *t, uint64_t key)
+{
+	size_t i;
+
+	if (!t->nr_keys)
+		return NULL;
+	for (i = slot_of(t, key); t->keys[i].head; i = (i + 1) & (t->nr_keys - 1))
+		if (t->keys[i].key == key)
+			return &t->keys[i];
+	return NULL;
+}
+
+static int table_rehash(struct cand_table *t)
+{
+	size_t old_n = t->nr_keys, n = old_n ? old_n * 2 : 1024, i, j;
+	struct cand_key *old = t->keys, *keys = calloc(n, sizeof(*keys));
+
+	if (!keys)
+		return -ENOMEM;
+	t->keys = keys;
+	t->nr_keys = n;
+	for (i = 0; i < old_n; i++) {
+		if (!old[i].head)
+			continue;
+		for (j = slot_of(t, old[i].key); keys[j].head; j = (j + 1) & (n - 1))
+			;
+		keys[j] = old[i];
+	}
+	free(old);
+	return 0;
+}
+
+void cand_table__normalize(struct cand_table *t, struct cand_key *k)
+{
+	uint32_t prev = 0, cur = k->head, next;
+
+	if ((t->grows - k->grows) & 1) {
+		while (cur) {
+			next = t->ents[cur - 1].next;
+			t->ents[cur - 1].next = prev;
+			prev = cur;
+			cur = next;
+		}
+		k->head = prev;
+	}
+	k->grows = t->grows;
+}
+
+int cand_table__add(struct cand_table *t, uint64_t key, uint32_t id)
+{
+	struct cand_key *k;
+	size_t i;
+
+	if (!t->libbpf_cap || (t->libbpf_sz + 1) * 4 / 3 > t->libbpf_cap) {
+		t->libbpf_cap = t->libbpf_cap ? t->libbpf_cap * 2 : 4;
+		t->grows++;
+	}
+	t->libbpf_sz++;
+	if (d2b_grow(&t->ents, &t->cap_ents, t->nr_ents + 1ull, sizeof(*t->ents)))
+		return -ENOMEM;
+	k = cand_table__find(t, key);
+	if (!k) {
+		if ((t->nr_used + 1) * 2 > t->nr_keys && table_rehash(t))
+			return -ENOMEM;
+		for (i = slot_of(t, key); t->keys[i].head; i = (i + 1) & (t->nr_keys - 1))
+			;
+		k = &t->keys[i];
+		k->key = key;
+		k->grows = t->grows;
+		t->nr_used++;
+	}
+	cand_table__normalize(t, k);
+	t->ents[t->nr_ents] = (struct cand_ent){ id, k->head };
+	k->head = ++t->nr_ents;
+	return 0;
+}
+
+void cand_table__free(struct cand_table *t)
+{
+	free(t->keys);
+	free(t->ents);
+	memset(t, 0, sizeof(*t));
+}
