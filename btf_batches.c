@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * btf_batches - btf__dedup on batches of whole CUs, in parallel with the
+ * btf_batches - batches of whole CUs deduplicated in parallel with the
  * encoder, then merged in batch order for one final, small btf__dedup.
  *
  * Why the bytes stay pahole's. btf__dedup keeps the first type of every
@@ -17,15 +17,11 @@
  *
  * A batch refers to no other batch: the encoder gives each one its own copy
  * of the array index type. Later types (functions, DATASECs) refer into the
- * batches; the ids they need are passed to btf_batches__add, and the batch's
- * thread appends "probe" structs whose members are those types: anonymous,
- * of an impossible size (PROBE_SIZE + n), so nothing is their duplicate and
- * they stay last. After btf__dedup their members name the surviving types;
- * the probes are then cut off the raw BTF, and the batch reloaded compact.
- *
- * A batch arrives as the encoder's writer built it (btf_raw); its thread
- * first makes it the libbpf BTF that the same btf__add_* calls would have
- * built (btf_raw__to_btf), so that work is off the writer's serial path.
+ * batches; the ids they need are passed to btf_batches__add. A batch is
+ * deduplicated by btf_dedup, libbpf 1.1's algorithm, straight from the
+ * arrays the encoder's writer built (btf_raw), which also says where each
+ * of those ids went; only the deduplicated batch is made a libbpf BTF
+ * (btf_raw__to_btf), on the batch's own thread, off the writer's path.
  *
  * The merge: each batch's thread, once its dedup is done, waits for the
  * batch before it to be merged, then appends its own to the merged BTF, so
@@ -56,11 +52,9 @@
 #include <string.h>
 
 #include "btf_batches.h"
+#include "btf_dedup.h"
 #include "btf_raw.h"
 #include "d2b_util.h"
-
-#define PROBE_SIZE 0x7fff0000u /* + probe number; no real struct is 2 GiB */
-#define PROBE_MAX 0xffffu /* members per struct: vlen is 16 bits */
 
 struct str_pair {
 	uint32_t from, to;
@@ -71,8 +65,8 @@ struct btf_batches;
 struct batch {
 	struct btf_batches *bb;
 	uint32_t k; /* its number */
-	struct btf_raw *raw; /* the batch as the encoder wrote it, until its thread converts it */
-	struct btf *btf; /* after its thread: deduped, without probes */
+	struct btf_raw *raw; /* the batch as the encoder wrote it, until its thread dedups it */
+	struct btf *btf; /* after its thread: deduplicated */
 	uint32_t *ids; /* sorted and unique once its thread started */
 	uint32_t *new_ids; /* after the thread: ids[i]'s id in the deduped batch */
 	uint32_t nr_ids;
@@ -157,7 +151,7 @@ void btf_batches__free(struct btf_batches *bb)
  */
 static int batch_sort_ids(struct batch *b)
 {
-	uint32_t nr = btf__type_cnt(b->btf), words = nr / 64 + 1, n = 0, i;
+	uint32_t nr = btf_raw__type_cnt(b->raw), words = nr / 64 + 1, n = 0, i;
 	uint64_t *seen, w;
 
 	if (!b->nr_ids)
@@ -180,119 +174,41 @@ static int batch_sort_ids(struct batch *b)
 	return 0;
 }
 
-static uint32_t nr_probes(const struct batch *b)
-{
-	return (b->nr_ids + PROBE_MAX - 1) / PROBE_MAX;
-}
-
-static int batch_add_probes(struct batch *b)
-{
-	uint32_t i, p;
-	int id, err;
-
-	for (p = 0; p < nr_probes(b); p++) {
-		id = btf__add_struct(b->btf, NULL, PROBE_SIZE + p);
-		if (id < 0)
-			return id;
-		for (i = p * PROBE_MAX; i < b->nr_ids && i < (p + 1) * PROBE_MAX; i++) {
-			err = btf__add_field(b->btf, NULL, (int)b->ids[i], 0, 0);
-			if (err)
-				return err;
-		}
-	}
-	return 0;
-}
-
-/* read the probes' members into new_ids; returns the probes' size in bytes */
-static int64_t batch_read_probes(struct batch *b)
-{
-	uint32_t first = btf__type_cnt(b->btf) - nr_probes(b), p, i, n;
-	int64_t bytes = 0;
-
-	b->new_ids = malloc(((size_t)b->nr_ids + 1) * sizeof(*b->new_ids));
-	if (!b->new_ids)
-		return -ENOMEM;
-	for (p = 0; p < nr_probes(b); p++) {
-		const struct btf_type *t = btf__type_by_id(b->btf, first + p);
-		const struct btf_member *m;
-
-		n = b->nr_ids - p * PROBE_MAX < PROBE_MAX ? b->nr_ids - p * PROBE_MAX : PROBE_MAX;
-		/* a probe that is not last was deduplicated: cannot happen */
-		if (!t || !btf_is_struct(t) || t->name_off || t->size != PROBE_SIZE + p ||
-		    btf_vlen(t) != n)
-			return -EINVAL;
-		m = btf_members(t);
-		for (i = 0; i < n; i++)
-			b->new_ids[p * PROBE_MAX + i] = m[i].type;
-		bytes += sizeof(*t) + (int64_t)n * sizeof(*m);
-	}
-	return bytes;
-}
-
-/* reload the batch from its raw BTF less the last @cut bytes of types */
-static int batch_cut_probes(struct batch *b, uint32_t cut)
-{
-	struct btf_header hdr;
-	const char *raw;
-	uint32_t size;
-	struct btf *compact;
-	char *copy;
-
-	raw = btf__raw_data(b->btf, &size);
-	if (!raw)
-		return -ENOMEM;
-	memcpy(&hdr, raw, sizeof(hdr));
-	/* libbpf writes its own BTF native-endian: header, types, strings */
-	if (hdr.hdr_len != sizeof(hdr) || hdr.type_off || hdr.str_off != hdr.type_len ||
-	    hdr.type_len < cut || size != hdr.hdr_len + hdr.type_len + hdr.str_len)
-		return -EINVAL;
-	copy = malloc(size - cut);
-	if (!copy)
-		return -ENOMEM;
-	hdr.type_len -= cut;
-	hdr.str_off -= cut;
-	memcpy(copy, &hdr, sizeof(hdr));
-	memcpy(copy + sizeof(hdr), raw + sizeof(hdr), hdr.type_len);
-	memcpy(copy + sizeof(hdr) + hdr.type_len, raw + sizeof(hdr) + hdr.type_len + cut,
-	       hdr.str_len);
-	compact = btf__new(copy, size - cut);
-	free(copy);
-	if (!compact)
-		return -errno;
-	btf__free(b->btf);
-	b->btf = compact;
-	return 0;
-}
-
+/*
+ * btf_dedup's libbpf 1.1 dedup of the batch as the writer built it, the ids
+ * handed over mapped to their deduplicated ones; then the deduplicated
+ * batch made a libbpf BTF for the merge. The writer's arrays go.
+ */
 static void batch_dedup_run(struct batch *b)
 {
-	int64_t cut;
+	uint32_t types_len, strs_len, out_len, *map = NULL, i;
+	struct btf_raw *deduped;
+	void *types, *out = NULL;
+	const char *strs;
 
-	b->what = "conversion";
-	b->btf = btf_raw__to_btf(b->raw, &b->err);
-	b->raw = NULL;
-	if (!b->btf)
-		return;
 	b->what = "sorting ids";
 	b->err = batch_sort_ids(b);
 	if (b->err)
 		return;
-	b->what = "adding probes";
-	b->err = batch_add_probes(b);
-	if (b->err)
-		return;
 	b->what = "deduplication";
-	b->err = btf__dedup(b->btf, NULL);
+	btf_raw__sections(b->raw, &types, &types_len, &strs, &strs_len);
+	b->err = btf_dedup__records(types, types_len, BTF_DEDUP_LIBBPF_1_1, &out, &out_len, &map);
 	if (b->err)
 		return;
-	b->what = "reading probes";
-	cut = batch_read_probes(b);
-	if (cut < 0) {
-		b->err = (int)cut;
-		return;
-	}
-	b->what = "compacting";
-	b->err = batch_cut_probes(b, (uint32_t)cut);
+	b->new_ids = malloc(((size_t)b->nr_ids + 1) * sizeof(*b->new_ids));
+	if (b->new_ids)
+		for (i = 0; i < b->nr_ids; i++)
+			b->new_ids[i] = map[b->ids[i]];
+	free(map);
+	b->what = "conversion";
+	b->err = -ENOMEM;
+	deduped = b->new_ids ? btf_raw__from_sections(NULL, out, out_len, strs, strs_len) : NULL;
+	free(out);
+	btf_raw__free(b->raw);
+	b->raw = NULL;
+	b->btf = deduped ? btf_raw__to_btf(deduped, &b->err) : NULL;
+	if (b->btf)
+		b->err = 0;
 }
 
 /* add batch @b's strings to @out in order, recording where they went */

@@ -48,6 +48,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "btf_base.h"
 #include "btf_dedup.h"
 #include "btf_raw.h"
 #include "dedup_cands.h"
@@ -60,6 +61,7 @@
 
 struct dedup {
 	struct btf_type **types; /* by id; the base's are only read */
+	uint8_t *kinds; /* by id: each type's kind, read without its record */
 	uint32_t nr, start_id;
 	uint32_t *map, *hypot_map, *hypot_list;
 	size_t hypot_cnt, hypot_cap;
@@ -92,6 +94,9 @@ static int dedup_prep(struct dedup *d)
 	uint32_t id;
 	int r;
 
+	/* (the base's types filed at once: the table does not grow through them) */
+	if (d->start_id > 1 && cand_table__reserve(&d->table, d->start_id))
+		return -ENOMEM;
 	for (id = 1; id < d->start_id; id++) {
 		d->map[id] = id;
 		r = type_hash_base(d->types[id], &h);
@@ -178,10 +183,10 @@ static uint32_t resolve_fwd_id(const struct dedup *d, uint32_t id)
 {
 	uint32_t r;
 
-	if (!btf_is_fwd(d->types[id]))
+	if (d->kinds[id] != BTF_KIND_FWD)
 		return id;
 	r = resolve_id(d, id);
-	return btf_is_fwd(d->types[r]) ? id : r;
+	return d->kinds[r] == BTF_KIND_FWD ? id : r;
 }
 
 /* 1.1: identical ARRAYs (ids included) */
@@ -229,13 +234,11 @@ static bool identical_types(const struct dedup *d, uint32_t a, uint32_t b, int d
 		case BTF_KIND_UNKN:
 			return true;
 		case BTF_KIND_INT:
-			return type_equal_int_tag(x, y);
 		case BTF_KIND_ENUM:
 		case BTF_KIND_ENUM64:
-			return type_compat_enum(x, y);
 		case BTF_KIND_FWD:
 		case BTF_KIND_FLOAT:
-			return type_equal_common(x, y);
+			return type_equiv_prim(x, y);
 		case BTF_KIND_CONST:
 		case BTF_KIND_VOLATILE:
 		case BTF_KIND_RESTRICT:
@@ -387,13 +390,11 @@ static int is_equiv(struct dedup *d, uint32_t cand_id, uint32_t canon_id)
 		return 0;
 	switch (cand_kind) {
 	case BTF_KIND_INT:
-		return type_equal_int_tag(cand, canon);
 	case BTF_KIND_ENUM:
 	case BTF_KIND_ENUM64:
-		return type_compat_enum(cand, canon);
 	case BTF_KIND_FWD:
 	case BTF_KIND_FLOAT:
-		return type_equal_common(cand, canon);
+		return type_equiv_prim(cand, canon);
 	case BTF_KIND_CONST:
 	case BTF_KIND_VOLATILE:
 	case BTF_KIND_RESTRICT:
@@ -429,7 +430,7 @@ static void merge_hypot(struct dedup *d)
 	for (i = 0; i < d->hypot_cnt; i++) {
 		uint32_t canon = d->hypot_list[i];
 		uint32_t t_id = resolve_id(d, d->hypot_map[canon]), c_id = resolve_id(d, canon);
-		uint16_t t_kind = btf_kind(d->types[t_id]), c_kind = btf_kind(d->types[c_id]);
+		uint16_t t_kind = d->kinds[t_id], c_kind = d->kinds[c_id];
 
 		if (t_kind != BTF_KIND_FWD && c_kind == BTF_KIND_FWD)
 			d->map[c_id] = t_id;
@@ -721,34 +722,36 @@ static int split_raw(struct btf *btf, const struct btf_header **hdr, size_t *siz
 	return 0;
 }
 
-static int dedup_new(struct dedup *d, struct btf *btf, const struct btf_header *hdr,
+/* @d over @types (@len bytes, whole records) on @base (or none) */
+static int dedup_new(struct dedup *d, const struct btf *base, void *types, uint32_t len,
 		     enum btf_dedup_libbpf release)
 {
-	const struct btf *base = btf__base_btf(btf);
-	uint8_t *types = (uint8_t *)hdr + hdr->hdr_len + hdr->type_off;
-	uint32_t id, pos;
+	uint32_t id, pos, nr = 0;
 
+	for (pos = 0; pos + sizeof(struct btf_type) <= len; nr++)
+		pos += btf_raw__record_size((const struct btf_type *)((uint8_t *)types + pos));
+	if (pos != len)
+		return -EINVAL;
 	d->v170 = release == BTF_DEDUP_LIBBPF_1_7_0;
-	d->start_id = btf__type_cnt(base);
-	d->nr = btf__type_cnt(btf);
+	d->start_id = base ? btf__type_cnt(base) : 1;
+	d->nr = d->start_id + nr;
 	d->types = calloc(d->nr, sizeof(*d->types));
 	d->map = malloc(d->nr * sizeof(*d->map));
 	d->hypot_map = malloc(d->nr * sizeof(*d->hypot_map));
-	if (!d->types || !d->map || !d->hypot_map)
+	d->kinds = malloc(d->nr);
+	if (!d->types || !d->map || !d->hypot_map || !d->kinds)
 		return -ENOMEM;
 	d->types[0] = &void_type;
 	for (id = 1; id < d->start_id; id++)
 		d->types[id] = (struct btf_type *)btf__type_by_id(base, id);
 	for (id = d->start_id, pos = 0; id < d->nr; id++) {
-		if (pos + sizeof(struct btf_type) > hdr->type_len)
-			return -EINVAL;
-		d->types[id] = (struct btf_type *)(types + pos);
+		d->types[id] = (struct btf_type *)((uint8_t *)types + pos);
 		pos += btf_raw__record_size(d->types[id]);
 	}
-	if (pos != hdr->type_len)
-		return -EINVAL;
 	d->map[0] = 0;
+	d->kinds[0] = BTF_KIND_UNKN;
 	for (id = 1; id < d->nr; id++) {
+		d->kinds[id] = (uint8_t)btf_kind(d->types[id]);
 		d->map[id] =
 			btf_is_var(d->types[id]) || btf_is_datasec(d->types[id]) ? id : UNPROCESSED;
 		d->hypot_map[id] = UNPROCESSED;
@@ -761,14 +764,51 @@ static void dedup_free(struct dedup *d)
 {
 	cand_table__free(&d->table);
 	free(d->types);
+	free(d->kinds);
 	free(d->map);
 	free(d->hypot_map);
 	free(d->hypot_list);
 }
 
-int btf_dedup__split(struct btf *btf, enum btf_dedup_libbpf release, struct btf **out)
+/* the whole dedup of @types on @base (or none) into @out (@len bytes or more) */
+static int dedup_records(struct dedup *d, const struct btf *base, void *types, uint32_t len,
+			 enum btf_dedup_libbpf release, void *out, uint32_t *out_len)
 {
-	struct btf *base = (struct btf *)btf__base_btf(btf);
+	int err = dedup_new(d, base, types, len, release);
+
+	if (!err)
+		err = dedup_run(d);
+	if (!err)
+		err = dedup_compact(d, out, out_len);
+	return err;
+}
+
+int btf_dedup__records(void *types, uint32_t len, enum btf_dedup_libbpf release, void **out,
+		       uint32_t *out_len, uint32_t **ids)
+{
+	struct dedup d = { 0 };
+	uint32_t id;
+	int err;
+
+	*out = malloc(len ? len : 1);
+	err = *out ? dedup_records(&d, NULL, types, len, release, *out, out_len) : -ENOMEM;
+	*ids = err ? NULL : malloc(d.nr * sizeof(**ids));
+	if (!err && !*ids)
+		err = -ENOMEM;
+	/* (each id's canonical type, as the compaction numbered it) */
+	for (id = 0; !err && id < d.nr; id++)
+		(*ids)[id] = d.hypot_map[resolve_id(&d, id)];
+	if (err) {
+		free(*out);
+		*out = NULL;
+	}
+	dedup_free(&d);
+	return err;
+}
+
+int btf_dedup__split(struct btf *btf, const struct btf_base *base, enum btf_dedup_libbpf release,
+		     struct btf **out)
+{
 	const struct btf_header *in_hdr;
 	struct btf_header *copy = NULL;
 	struct dedup d = { 0 };
@@ -779,7 +819,7 @@ int btf_dedup__split(struct btf *btf, enum btf_dedup_libbpf release, struct btf 
 	size_t size;
 	int err;
 
-	if (!base)
+	if (btf__type_cnt(btf_base__libbpf(base)) != btf_base__type_cnt(base))
 		return -EINVAL;
 	err = split_raw(btf, &in_hdr, &size);
 	if (err)
@@ -790,12 +830,10 @@ int btf_dedup__split(struct btf *btf, enum btf_dedup_libbpf release, struct btf 
 	err = copy && types ? 0 : -ENOMEM;
 	if (!err) {
 		memcpy(copy, in_hdr, size);
-		err = dedup_new(&d, btf, copy, release);
+		err = dedup_records(&d, btf_base__btf(base),
+				    (uint8_t *)copy + copy->hdr_len + copy->type_off,
+				    copy->type_len, release, types, &types_len);
 	}
-	if (!err)
-		err = dedup_run(&d);
-	if (!err)
-		err = dedup_compact(&d, types, &types_len);
 	if (err)
 		goto out;
 	raw = btf_raw__from_sections(base, types, types_len,

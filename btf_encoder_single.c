@@ -73,6 +73,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "btf_base.h"
 #include "btf_batches.h"
 #include "btf_dedup.h"
 #include "btf_encoder_single.h"
@@ -202,6 +203,7 @@ struct btf_encoder {
 	const struct d2b_conf *conf;
 	struct elf_symtab *es;
 	const char *path;
+	struct btf_base *base; /* split BTF: the base; NULL otherwise */
 	struct btf *btf; /* the merged BTF (or the one BTF), once the writer is done */
 	struct btf_batches *batches; /* NULL: one BTF (split BTF) */
 	uint32_t nr_batches; /* handed over */
@@ -219,7 +221,6 @@ struct btf_encoder {
 	struct btf_raw *raw; /* the batch being filled, or the one BTF; NULL between batches */
 	const uint32_t *ids; /* the plan's ids of the CU being written */
 	uint32_t array_index_id; /* and its array index type */
-	char stand_in[8]; /* a short name the BTF holds, or "" (see add_decl_tag_off) */
 	struct btf_raw_field *fields; /* encode_struct()'s members */
 	uint32_t cap_fields;
 
@@ -246,8 +247,16 @@ struct btf_encoder *btf_encoder__new(const struct d2b_conf *conf, struct elf_sym
 	enc->conf = conf;
 	enc->es = es;
 	enc->path = path;
+	if (base) {
+		/* --exact: libbpf's own path, the split BTF on the base itself */
+		enc->base = btf_base__new(base, !conf->exact, err);
+		if (!enc->base) {
+			btf_encoder__free(enc);
+			return NULL;
+		}
+	}
 	if (base || !conf->batch_types)
-		enc->raw = btf_raw__new(base);
+		enc->raw = btf_raw__new(enc->base);
 	else
 		enc->batches =
 			btf_batches__new(btf_batches__max_running(conf->nr_jobs, conf->nr_cpus));
@@ -274,6 +283,7 @@ void btf_encoder__free(struct btf_encoder *enc)
 	btf_batches__free(enc->batches);
 	btf__free(enc->btf);
 	btf_raw__free(enc->raw);
+	btf_base__free(enc->base); /* (after the BTFs built on it) */
 	btf_raw__free(enc->index_type);
 	free(enc->batch_ids);
 	if (enc->secs)
@@ -389,14 +399,9 @@ static uintptr_t short_key(const char *s)
 	return 0;
 }
 
-/* btf_raw__add_str, remembering a short name the BTF holds as the stand-in */
 static int add_str(struct btf_encoder *enc, const char *s)
 {
-	int off = btf_raw__add_str(enc->raw, s);
-
-	if (off > 0 && !enc->stand_in[0] && strlen(s) < sizeof(enc->stand_in))
-		strcpy(enc->stand_in, s);
-	return off;
+	return btf_raw__add_str(enc->raw, s);
 }
 
 /* the BTF string offset of @s (0 for no name), adding it if new; or -errno */
@@ -433,11 +438,54 @@ static struct btf_type *btf_type_mut(struct btf *btf, int id)
 	return (struct btf_type *)btf__type_by_id(btf, (uint32_t)id);
 }
 
-/* the name of type @id (or -errno from adding it) of the merged BTF: @off */
-static int named(struct btf_encoder *enc, int id, int off)
+/* type @id of the merged BTF; a base type is read from the base itself */
+static const struct btf_type *enc_type(const struct btf_encoder *enc, uint32_t id)
 {
-	if (id > 0 && off > 0)
-		btf_type_mut(enc->btf, id)->name_off = (uint32_t)off;
+	if (enc->base && id < btf_base__type_cnt(enc->base))
+		return btf_base__type(enc->base, id);
+	return btf__type_by_id(enc->btf, id);
+}
+
+/* the string at @off of the merged BTF; a base string is read from the base */
+static const char *enc_str_at(const struct btf_encoder *enc, uint32_t off)
+{
+	if (enc->base && off < btf_base__str_len(enc->base))
+		return btf_base__str(enc->base, off);
+	return btf__str_by_offset(enc->btf, off);
+}
+
+/*
+ * The offset of name @s in the merged BTF, as btf__add_str gives it: the
+ * base's copy (looked up in btf_base, not by libbpf: see btf_base.c), or
+ * the merged BTF's, added if new. Or -errno.
+ */
+static int tail_str(struct btf_encoder *enc, const char *s)
+{
+	int off = enc->base ? btf_base__find_str(enc->base, s) : -ENOENT;
+
+	return off >= 0 ? off : btf__add_str(enc->btf, s);
+}
+
+/*
+ * Type record @t (its header and the @extra bytes that follow it, its name
+ * an offset) appended to the merged BTF: the record the btf__add_* call of
+ * its kind writes, without libbpf looking the name up (btf__add_type of the
+ * record unnamed, then named). Its id, or -errno.
+ */
+static int add_record(struct btf_encoder *enc, const struct btf_type *t, size_t extra)
+{
+	struct {
+		struct btf_type t;
+		uint32_t extra;
+	} rec = { *t, 0 };
+	int id;
+
+	if (extra)
+		memcpy(&rec.extra, t + 1, sizeof(rec.extra));
+	rec.t.name_off = 0;
+	id = btf__add_type(enc->btf, enc->btf, &rec.t);
+	if (id > 0)
+		btf_type_mut(enc->btf, id)->name_off = t->name_off;
 	return id;
 }
 
@@ -467,7 +515,6 @@ static int batch_start(struct btf_encoder *enc)
 		return -ENOMEM;
 	addr_cache__clear(&enc->strs);
 	addr_cache__clear(&enc->short_strs);
-	enc->stand_in[0] = 0;
 	if (!enc->index_type)
 		return 0;
 	id = btf_raw__add_int_copy(enc->raw, enc->index_type, 1);
@@ -1481,9 +1528,10 @@ static int match_kind(const struct btf_type *t)
 	return btf_kind(t);
 }
 
-static bool names_equal(const struct btf *btf, const struct btf_type *a, const struct btf_type *b)
+static bool names_equal(const struct btf_encoder *enc, const struct btf_type *a,
+			const struct btf_type *b)
 {
-	return !strcmp(btf__name_by_offset(btf, a->name_off), btf__name_by_offset(btf, b->name_off));
+	return !strcmp(enc_str_at(enc, a->name_off), enc_str_at(enc, b->name_off));
 }
 
 /*
@@ -1495,7 +1543,7 @@ static bool names_equal(const struct btf *btf, const struct btf_type *a, const s
  * two FUNC_PROTOs' return types and not their parameters; 1.32 (@params)
  * compares both.
  */
-static bool types_match(const struct btf *btf, uint32_t a, uint32_t b, bool params)
+static bool types_match(const struct btf_encoder *enc, uint32_t a, uint32_t b, bool params)
 {
 	int depth;
 
@@ -1507,8 +1555,8 @@ static bool types_match(const struct btf *btf, uint32_t a, uint32_t b, bool para
 			return true;
 		if (!a || !b)
 			return false;
-		ta = btf__type_by_id(btf, a);
-		tb = btf__type_by_id(btf, b);
+		ta = enc_type(enc, a);
+		tb = enc_type(enc, b);
 		if (!ta || !tb)
 			return false;
 		ka = match_kind(ta);
@@ -1525,15 +1573,15 @@ static bool types_match(const struct btf *btf, uint32_t a, uint32_t b, bool para
 		switch (ka) {
 		case BTF_KIND_INT:
 			return ta->size == tb->size && *(const uint32_t *)(ta + 1) ==
-				*(const uint32_t *)(tb + 1) && names_equal(btf, ta, tb);
+				*(const uint32_t *)(tb + 1) && names_equal(enc, ta, tb);
 		case BTF_KIND_FLOAT:
-			return ta->size == tb->size && names_equal(btf, ta, tb);
+			return ta->size == tb->size && names_equal(enc, ta, tb);
 		case BTF_KIND_TYPEDEF:
 		case BTF_KIND_STRUCT:
 		case BTF_KIND_UNION:
 		case BTF_KIND_ENUM:
 		case BTF_KIND_ENUM64:
-			return names_equal(btf, ta, tb);
+			return names_equal(enc, ta, tb);
 		case BTF_KIND_PTR:
 		case BTF_KIND_VOLATILE:
 		case BTF_KIND_CONST:
@@ -1560,10 +1608,10 @@ static bool types_match(const struct btf *btf, uint32_t a, uint32_t b, bool para
 				b = tb->type;
 				continue;
 			}
-			if (!types_match(btf, ta->type, tb->type, params))
+			if (!types_match(enc, ta->type, tb->type, params))
 				return false;
 			for (i = 0; i < vlen; i++)
-				if (!types_match(btf, pa[i].type, pb[i].type, params))
+				if (!types_match(enc, pa[i].type, pb[i].type, params))
 					return false;
 			return true;
 		}
@@ -1581,36 +1629,35 @@ static bool funcs_match(const struct btf_encoder *enc, const struct func_state *
 	uint32_t i;
 
 	if (a->nr_params != b->nr_params ||
-	    !types_match(enc->btf, a->ret_type, b->ret_type, params))
+	    !types_match(enc, a->ret_type, b->ret_type, params))
 		return false;
 	for (i = 0; i < a->nr_params; i++)
-		if (!types_match(enc->btf, enc->params[a->first_param + i].type,
+		if (!types_match(enc, enc->params[a->first_param + i].type,
 				 enc->params[b->first_param + i].type, params))
 			return false;
 	return true;
 }
 
-/*
- * A decl tag whose value is at string offset @off. libbpf wants the value as
- * a string, and copies it into its own string data before looking it up, so
- * it must not be given a pointer into that data: it gets the stand-in name,
- * or a copy.
- */
+/* a decl tag whose value is at string offset @off, as btf__add_decl_tag writes it */
 static int add_decl_tag_off(struct btf_encoder *enc, uint32_t off, int ref, int component_idx)
 {
-	char *copy = NULL;
-	const char *arg = enc->stand_in;
-	int id;
+	struct {
+		struct btf_type t;
+		struct btf_decl_tag tag;
+	} rec = { { off, BTF_RAW_INFO(BTF_KIND_DECL_TAG, 0, 0), { (uint32_t)ref } },
+		  { component_idx } };
 
-	if (!off || !arg[0]) {
-		copy = strdup(btf__str_by_offset(enc->btf, off));
-		if (!copy)
-			return -ENOMEM;
-		arg = copy;
-	}
-	id = btf__add_decl_tag(enc->btf, arg, ref, component_idx);
-	free(copy);
-	return named(enc, id, (int)off);
+	if (!off || !*enc_str_at(enc, off)) /* (libbpf's check: no empty value) */
+		return -EINVAL;
+	return add_record(enc, &rec.t, sizeof(rec.tag));
+}
+
+/* a decl tag of value @value: btf__add_decl_tag */
+static int add_decl_tag(struct btf_encoder *enc, const char *value, int ref, int component_idx)
+{
+	int off = tail_str(enc, value);
+
+	return off < 0 ? off : add_decl_tag_off(enc, (uint32_t)off, ref, component_idx);
 }
 
 static bool protos_equal(const struct btf_encoder *enc, const struct func_state *a,
@@ -1712,9 +1759,9 @@ static int kfunc_tags(struct btf_encoder *enc, const struct func_state *st, int 
 
 	if (!st->elf->kfunc || enc->conf->skip_decl_tag)
 		return 0;
-	err = btf__add_decl_tag(enc->btf, "bpf_kfunc", id, -1);
+	err = add_decl_tag(enc, "bpf_kfunc", id, -1);
 	if (err >= 0 && (st->elf->kfunc_flags & KF_FASTCALL))
-		err = btf__add_decl_tag(enc->btf, "bpf_fastcall", id, -1);
+		err = add_decl_tag(enc, "bpf_fastcall", id, -1);
 	return err < 0 ? err : 0;
 }
 
@@ -1728,12 +1775,19 @@ static int emit_func(struct btf_encoder *enc, struct proto_table *protos,
 	const char *name = st->elf->alias ? st->elf->alias : st->elf->name;
 	bool kfunc_tags_last = enc->conf->pahole >= 132;
 	uint32_t i;
-	int proto, id, err;
+	int proto, id, err, off;
 
 	proto = protos ? func_proto(enc, protos, st) : func_proto_add(enc, st);
 	if (proto < 0)
 		return proto;
-	id = btf__add_func(enc->btf, name, BTF_FUNC_STATIC, proto);
+	off = tail_str(enc, name);
+	if (off < 0)
+		return off;
+	id = add_record(enc,
+			&(struct btf_type){ (uint32_t)off,
+					    BTF_RAW_INFO(BTF_KIND_FUNC, 0, BTF_FUNC_STATIC),
+					    { (uint32_t)proto } },
+			0);
 	if (id < 0)
 		return id;
 	enc->stats.nr_funcs++;
@@ -1759,9 +1813,9 @@ static int emit_func(struct btf_encoder *enc, struct proto_table *protos,
  */
 static int arena_ptr(struct btf_encoder *enc, const char *kfunc, uint32_t *type)
 {
-	const struct btf_type *t = btf__type_by_id(enc->btf, *type);
+	const struct btf_type *t = enc_type(enc, *type);
 	uint32_t pointee;
-	int tag, ptr;
+	int tag, ptr, off;
 
 	if (!t || !btf_is_ptr(t)) {
 		pr_warn("%s: kfunc %s: an arena pointer that is no pointer (type %u)\n",
@@ -1769,7 +1823,13 @@ static int arena_ptr(struct btf_encoder *enc, const char *kfunc, uint32_t *type)
 		return -EINVAL;
 	}
 	pointee = t->type;
-	tag = btf__add_type_tag(enc->btf, "address_space(1)", (int)pointee);
+	off = tail_str(enc, "address_space(1)");
+	if (off < 0)
+		return off;
+	tag = add_record(
+		enc,
+		&(struct btf_type){ (uint32_t)off, BTF_RAW_INFO(BTF_KIND_TYPE_TAG, 0, 0), { pointee } },
+		0);
 	if (tag < 0)
 		return tag;
 	btf_type_mut(enc->btf, tag)->info |= 1u << 31;
@@ -1886,7 +1946,7 @@ static int emit_datasecs(struct btf_encoder *enc)
 {
 	size_t shndx, n = elf_symtab__nr_sections(enc->es);
 	uint32_t i;
-	int id, err;
+	int id, err, off;
 
 	/* (each section's variables sorted by sort_funcs_and_vars) */
 	for (shndx = 0; shndx < n; shndx++) {
@@ -1896,8 +1956,13 @@ static int emit_datasecs(struct btf_encoder *enc)
 		if (!s->nr)
 			continue;
 		last = &s->recs[s->nr - 1];
-		id = btf__add_datasec(enc->btf, elf_symtab__section(enc->es, shndx)->name,
-				      last->offset + last->size);
+		off = tail_str(enc, elf_symtab__section(enc->es, shndx)->name);
+		if (off < 0)
+			return off;
+		id = add_record(enc,
+				&(struct btf_type){ (uint32_t)off, BTF_RAW_INFO(BTF_KIND_DATASEC, 0, 0),
+						    { last->offset + last->size } },
+				0);
 		if (id < 0)
 			return id;
 		for (i = 0; i < s->nr; i++) {
@@ -1938,14 +2003,13 @@ int btf_encoder__finish(struct btf_encoder *enc)
  */
 int btf_encoder__dedup(struct btf_encoder *enc)
 {
-	bool split = btf__base_btf(enc->btf);
 	struct btf *deduped = NULL;
 	int err;
 
-	if (split && enc->conf->pahole >= 132)
-		err = btf_dedup__split(enc->btf, BTF_DEDUP_LIBBPF_1_7_0, &deduped);
-	else if (split && !enc->conf->exact)
-		err = btf_dedup__split(enc->btf, BTF_DEDUP_LIBBPF_1_1, &deduped);
+	if (enc->base && enc->conf->pahole >= 132)
+		err = btf_dedup__split(enc->btf, enc->base, BTF_DEDUP_LIBBPF_1_7_0, &deduped);
+	else if (enc->base && !enc->conf->exact)
+		err = btf_dedup__split(enc->btf, enc->base, BTF_DEDUP_LIBBPF_1_1, &deduped);
 	else
 		err = btf__dedup(enc->btf, NULL);
 	if (deduped) {

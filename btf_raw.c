@@ -19,6 +19,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "btf_base.h"
 #include "btf_raw.h"
 #include "d2b_util.h"
 
@@ -30,7 +31,8 @@ struct str_slot {
 };
 
 struct btf_raw {
-	struct btf *base;
+	const struct btf_base *bb; /* split BTF: the base, or NULL */
+	struct btf *base; /* what libbpf builds the split BTF on (btf_base__libbpf) */
 	uint32_t start_id; /* the first id this BTF adds */
 	char *types;
 	uint32_t types_len, types_cap;
@@ -43,27 +45,20 @@ struct btf_raw {
 	uint32_t nr_slots, cap_slots; /* cap: a power of two */
 };
 
-struct btf_raw *btf_raw__new(struct btf *base)
+struct btf_raw *btf_raw__new(const struct btf_base *base)
 {
 	struct btf_raw *r = calloc(1, sizeof(*r));
 
 	if (!r)
 		return NULL;
-	r->base = base;
-	r->start_id = base ? btf__type_cnt(base) : 1;
 	if (base) {
-		const struct btf_header *hdr;
-		uint32_t size;
-
-		/* its string section's size: libbpf gives the raw data in the BTF's byte order */
-		hdr = btf__raw_data(base, &size);
-		if (!hdr || size < sizeof(*hdr)) {
-			free(r);
-			return NULL;
-		}
-		r->str_start = hdr->magic == BTF_MAGIC ? hdr->str_len : __builtin_bswap32(hdr->str_len);
+		r->bb = base;
+		r->base = btf_base__libbpf(base);
+		r->start_id = btf_base__type_cnt(base);
+		r->str_start = btf_base__str_len(base);
 		return r;
 	}
+	r->start_id = 1;
 	/* "" at offset 0, as in every BTF that is not split */
 	if (d2b_grow(&r->strs, &r->strs_cap, 1, 1)) {
 		free(r);
@@ -202,8 +197,8 @@ int btf_raw__add_str(struct btf_raw *r, const char *s)
 	if (slot->off1)
 		return (int)(r->str_start + slot->off1 - 1);
 	/* what this BTF does not hold, libbpf looks up in the base first */
-	if (r->base) {
-		off = btf__find_str(r->base, s);
+	if (r->bb) {
+		off = btf_base__find_str(r->bb, s);
 		if (off != -ENOENT)
 			return off;
 	}
@@ -222,7 +217,7 @@ int btf_raw__add_str(struct btf_raw *r, const char *s)
 static const char *str_at(const struct btf_raw *r, uint32_t off)
 {
 	if (off < r->str_start)
-		return r->base ? btf__str_by_offset(r->base, off) : NULL;
+		return r->bb ? btf_base__str(r->bb, off) : NULL;
 	off -= r->str_start;
 	return off < r->strs_len ? r->strs + off : NULL;
 }
@@ -528,6 +523,15 @@ int btf_raw__add_int_copy(struct btf_raw *r, const struct btf_raw *src, uint32_t
 	return btf_raw__add_int(r, (uint32_t)off, t->size, (int)BTF_INT_ENCODING(data));
 }
 
+void btf_raw__sections(struct btf_raw *r, void **types, uint32_t *types_len, const char **strs,
+		       uint32_t *strs_len)
+{
+	*types = r->types;
+	*types_len = r->types_len;
+	*strs = r->strs;
+	*strs_len = r->strs_len;
+}
+
 uint32_t btf_raw__record_size(const struct btf_type *t)
 {
 	uint32_t vlen = btf_vlen(t);
@@ -555,8 +559,8 @@ uint32_t btf_raw__record_size(const struct btf_type *t)
 	}
 }
 
-struct btf_raw *btf_raw__from_sections(struct btf *base, const void *types, uint32_t types_len,
-				       const char *strs, uint32_t strs_len)
+struct btf_raw *btf_raw__from_sections(const struct btf_base *base, const void *types,
+				       uint32_t types_len, const char *strs, uint32_t strs_len)
 {
 	struct btf_raw *r = btf_raw__new(base);
 	struct btf_raw_room room = { types_len, 0, strs_len };

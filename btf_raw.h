@@ -21,7 +21,7 @@
  * included (which btf__dedup keeps as built: see btf_batches.c).
  *
  * One thread at a time: a btf_raw is its writer's; for split BTF the base's
- * string index is built by libbpf on the first look-up, as btf__add_str did.
+ * strings are looked up in btf_base's index.
  */
 #ifndef BTF_RAW_H
 #define BTF_RAW_H
@@ -30,10 +30,14 @@
 #include <stdint.h>
 
 struct btf;
+struct btf_base;
 struct btf_raw;
 
-/* an empty BTF, or split BTF on @base (which must outlive it); NULL: no memory */
-struct btf_raw *btf_raw__new(struct btf *base);
+/*
+ * an empty BTF, or split BTF on @base (which must outlive it; libbpf builds
+ * it on btf_base__libbpf(@base)); NULL: no memory
+ */
+struct btf_raw *btf_raw__new(const struct btf_base *base);
 void btf_raw__free(struct btf_raw *r);
 
 /* how much a BTF holds: its type records' bytes, types and string bytes */
@@ -85,6 +89,17 @@ int btf_raw__add_decl_tag(struct btf_raw *r, uint32_t value, uint32_t ref, int c
 /* a copy of INT type @id of @src, with its name, appended to @r; its id or -errno */
 int btf_raw__add_int_copy(struct btf_raw *r, const struct btf_raw *src, uint32_t id);
 
+/*
+ * @r's type records (writable: what rewrites them owns @r) and string
+ * section (offsets from the base's end for split BTF), as they are
+ */
+void btf_raw__sections(struct btf_raw *r, void **types, uint32_t *types_len, const char **strs,
+		       uint32_t *strs_len);
+
+/* a type record's info word */
+#define BTF_RAW_INFO(kind, kflag, vlen) \
+	(((uint32_t)(kflag) << 31) | ((uint32_t)(kind) << 24) | (uint32_t)(vlen))
+
 /* the bytes of the type record at @t: struct btf_type and what follows it */
 struct btf_type;
 uint32_t btf_raw__record_size(const struct btf_type *t);
@@ -95,8 +110,8 @@ uint32_t btf_raw__record_size(const struct btf_type *t);
  * (@strs_len bytes, each string once, none the base's) as they are: a BTF
  * built elsewhere, for btf_raw__to_btf. NULL: no memory.
  */
-struct btf_raw *btf_raw__from_sections(struct btf *base, const void *types, uint32_t types_len,
-				       const char *strs, uint32_t strs_len);
+struct btf_raw *btf_raw__from_sections(const struct btf_base *base, const void *types,
+				       uint32_t types_len, const char *strs, uint32_t strs_len);
 
 /*
  * The libbpf BTF (split on the base given to btf_raw__new) that the same

@@ -73,6 +73,14 @@ void cand_table__normalize(struct cand_table *t, struct cand_key *k)
 	k->grows = t->grows;
 }
 
+int cand_table__reserve(struct cand_table *t, uint32_t n)
+{
+	while ((size_t)n * 2 > t->nr_keys)
+		if (table_rehash(t))
+			return -ENOMEM;
+	return d2b_grow(&t->ents, &t->cap_ents, n, sizeof(*t->ents)) ? -ENOMEM : 0;
+}
+
 int cand_table__add(struct cand_table *t, uint64_t key, uint32_t id)
 {
 	struct cand_key *k;
@@ -83,15 +91,14 @@ int cand_table__add(struct cand_table *t, uint64_t key, uint32_t id)
 		t->grows++;
 	}
 	t->libbpf_sz++;
-	if (d2b_grow(&t->ents, &t->cap_ents, t->nr_ents + 1ull, sizeof(*t->ents)))
+	if (d2b_grow(&t->ents, &t->cap_ents, t->nr_ents + 1ull, sizeof(*t->ents)) ||
+	    ((t->nr_used + 1) * 2 > t->nr_keys && table_rehash(t)))
 		return -ENOMEM;
-	k = cand_table__find(t, key);
-	if (!k) {
-		if ((t->nr_used + 1) * 2 > t->nr_keys && table_rehash(t))
-			return -ENOMEM;
-		for (i = slot_of(t, key); t->keys[i].head; i = (i + 1) & (t->nr_keys - 1))
-			;
-		k = &t->keys[i];
+	for (i = slot_of(t, key); t->keys[i].head && t->keys[i].key != key;
+	     i = (i + 1) & (t->nr_keys - 1))
+		;
+	k = &t->keys[i];
+	if (!k->head) {
 		k->key = key;
 		k->grows = t->grows;
 		t->nr_used++;

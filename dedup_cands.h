@@ -34,6 +34,8 @@ struct cand_table {
 struct cand_key *cand_table__find(struct cand_table *t, uint64_t key);
 /* @k's chain put in libbpf's walking order, newest first from k->head */
 void cand_table__normalize(struct cand_table *t, struct cand_key *k);
+/* room for @n entries (and their keys) at once: 0 or -ENOMEM */
+int cand_table__reserve(struct cand_table *t, uint32_t n);
 /* file @id under @key, as libbpf's hashmap__append: 0 or -ENOMEM */
 int cand_table__add(struct cand_table *t, uint64_t key, uint32_t id);
 /* its memory freed; empty again */

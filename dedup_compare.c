@@ -218,3 +218,16 @@ int type_hash_base(const struct btf_type *t, uint64_t *h)
 		return -EINVAL;
 	}
 }
+
+bool type_equiv_prim(const struct btf_type *a, const struct btf_type *b)
+{
+	switch (btf_kind(a)) {
+	case BTF_KIND_INT:
+		return type_equal_int_tag(a, b);
+	case BTF_KIND_ENUM:
+	case BTF_KIND_ENUM64:
+		return type_compat_enum(a, b);
+	default: /* FWD, FLOAT */
+		return type_equal_common(a, b);
+	}
+}

@@ -34,6 +34,8 @@ bool type_compat_fnproto(const struct btf_type *a, const struct btf_type *b);
 /* a struct's own hash in the struct phase (1.7.0: typedefs too) */
 uint64_t type_hash_struct_phase(const struct btf_type *t);
 bool type_equal_struct_phase(const struct btf_type *t, const struct btf_type *cand);
+/* INT, ENUM, ENUM64, FWD or FLOAT @a and @b (of one kind) alike in a struct's check */
+bool type_equiv_prim(const struct btf_type *a, const struct btf_type *b);
 /* the hash a base type is filed under (1.7.0 too files typedefs so) */
 int type_hash_base(const struct btf_type *t, uint64_t *h);
 

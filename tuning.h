@@ -117,8 +117,9 @@
 
 /*
  * ... but while the base BTF is read: libbpf copies a vmlinux's .BTF (5 MB)
- * into a block it frees once it makes the base modifiable, at the module's
- * first string (for raw BTF, encode_pipeline__base_open reads the file into another first).
+ * into a block it frees if it makes the base modifiable (--exact: at the
+ * module's first string; otherwise it never does, btf_base.c) (for raw BTF,
+ * encode_pipeline__base_open reads the file into another first).
  * Below the threshold such blocks would stay resident in the arena and
  * make up a small module's peak; mapped of their own they go back.
  * Measured (Documentation/performance.md, "Tuning knobs"): peak RSS for

@@ -47,6 +47,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "btf_base.h"
 #include "btf_batches.h"
 #include "btf_dedup.h"
 #include "btf_features.h"
@@ -161,30 +162,33 @@ static void same_raw(struct btf *a, struct btf *b)
  */
 static bool base_both(const char *path)
 {
-	struct btf *base, *split, *own = NULL, *own170 = NULL;
+	struct btf *base, *split = NULL, *own = NULL, *own170 = NULL;
+	struct btf_base *bb = NULL;
 	uint32_t id, n;
 	int err;
 
 	base = encode_pipeline__base_open(path, &err);
 	if (!base)
 		return false;
-	/* made modifiable now, by libbpf, not under btf__add_type's feet */
-	btf__find_str(base, "");
-	split = btf__new_empty_split(base);
+	/* (libbpf makes the base modifiable now, not under btf__add_type's feet) */
+	bb = btf_base__new(base, false, &err);
+	if (bb)
+		split = btf__new_empty_split(base);
 	n = btf__type_cnt(base);
 	for (id = 1; split && id < n && id <= 256; id++)
 		if (btf__add_type(split, base, btf__type_by_id(base, id)) < 0 ||
 		    btf__add_ptr(split, (int)id) < 0)
 			break;
 	if (split) {
-		btf_dedup__split(split, BTF_DEDUP_LIBBPF_1_1, &own);
-		btf_dedup__split(split, BTF_DEDUP_LIBBPF_1_7_0, &own170);
+		btf_dedup__split(split, bb, BTF_DEDUP_LIBBPF_1_1, &own);
+		btf_dedup__split(split, bb, BTF_DEDUP_LIBBPF_1_7_0, &own170);
 		if (!btf__dedup(split, NULL) && own)
 			same_raw(own, split);
 	}
 	btf__free(own);
 	btf__free(own170);
 	btf__free(split);
+	btf_base__free(bb);
 	btf__free(base);
 	return true;
 }

@@ -13,20 +13,27 @@
  * btf__dedup (which keeps a from-scratch BTF's strings as they were added).
  * The script runs as BTF of its own and as split BTF on a base that
  * already holds some of its strings (in either byte order), with enough
- * types to make the writer's arrays and string set grow several times.
+ * types to make the writer's arrays and string set grow several times;
+ * split BTF both on the base itself and on btf_base's stand-in, whose
+ * result must have the same bytes, and be deduplicated by btf_dedup to
+ * what btf__dedup makes of libbpf's.
  */
 #include <bpf/btf.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../btf_base.h"
+#include "../btf_dedup.h"
 #include "../btf_raw.h"
 
 static int failures;
 
 struct pair {
 	struct btf *l; /* libbpf */
+	struct btf_base *bb; /* split BTF: its base */
 	struct btf_raw *r;
 	const char *what;
 	int step;
@@ -239,14 +246,20 @@ static void compare(struct pair *p, struct btf *a, struct btf *b, const char *wh
 	}
 }
 
-static void run(const char *what, struct btf *base, int rounds)
+/*
+ * The script through libbpf and through btf_raw, compared; split BTF on
+ * @base, through btf_base, with its stand-in for libbpf if @stand_in. Then
+ * both deduplicated: by btf__dedup, and (split BTF) by btf_dedup too.
+ */
+static void run(const char *what, struct btf *base, int rounds, bool stand_in)
 {
 	struct pair p = { .what = what };
-	struct btf *conv;
+	struct btf *conv, *own = NULL;
 	int k, err = 0;
 
 	p.l = base ? btf__new_empty_split(base) : btf__new_empty();
-	p.r = btf_raw__new(base);
+	p.bb = base ? btf_base__new(base, stand_in, &err) : NULL;
+	p.r = base && !p.bb ? NULL : btf_raw__new(p.bb);
 	if (!p.l || !p.r) {
 		fprintf(stderr, "test_btf_raw: %s: no memory\n", what);
 		failures++;
@@ -262,19 +275,32 @@ static void run(const char *what, struct btf *base, int rounds)
 		btf__free(p.l);
 		return;
 	}
+	/* (the stand-in's byte order is the host's) */
+	btf__set_endianness(conv, btf__endianness(p.l));
 	compare(&p, p.l, conv, "as built");
+	if (p.bb) {
+		expect(&p, 0, btf_dedup__split(conv, p.bb, BTF_DEDUP_LIBBPF_1_1, &own));
+		if (own)
+			btf__set_endianness(own, btf__endianness(p.l));
+	}
 	err = btf__dedup(p.l, NULL);
-	expect(&p, err, btf__dedup(conv, NULL));
-	compare(&p, p.l, conv, "after btf__dedup");
+	if (!stand_in)
+		expect(&p, err, btf__dedup(conv, NULL));
+	if (own)
+		compare(&p, p.l, own, "after btf_dedup");
+	if (!stand_in)
+		compare(&p, p.l, conv, "after btf__dedup");
+	btf__free(own);
 	btf__free(conv);
 	btf__free(p.l);
+	btf_base__free(p.bb);
 }
 
 int main(void)
 {
 	struct btf *base = btf__new_empty();
 
-	run("own BTF", NULL, 3000);
+	run("own BTF", NULL, 3000, false);
 	/* a base holding some of the script's names, and "" */
 	if (!base || btf__add_int(base, "int", 4, BTF_INT_SIGNED) < 0 ||
 	    btf__add_str(base, "member_7") < 0 || btf__add_str(base, "tag") < 0 ||
@@ -282,7 +308,8 @@ int main(void)
 		fprintf(stderr, "test_btf_raw: cannot build the base\n");
 		return 1;
 	}
-	run("split BTF", base, 300);
+	run("split BTF", base, 300, false);
+	run("split BTF, stand-in base", base, 300, true);
 	/* a base in the other byte order (a big-endian kernel's, encoded here) */
 	if (btf__set_endianness(base, btf__endianness(base) == BTF_LITTLE_ENDIAN
 					      ? BTF_BIG_ENDIAN
@@ -290,7 +317,8 @@ int main(void)
 		fprintf(stderr, "test_btf_raw: cannot swap the base's byte order\n");
 		return 1;
 	}
-	run("split BTF, base swapped", base, 30);
+	run("split BTF, base swapped", base, 30, false);
+	run("split BTF, base swapped, stand-in", base, 30, true);
 	btf__free(base);
 	if (failures) {
 		fprintf(stderr, "test_btf_raw: %d failures\n", failures);
