@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # module-tree.sh - every module of Debian's 7.2 cloud kernel against pahole
-# 1.30, as a kernel build encodes them.
+# 1.30 (or $DWARF2BTF_PAHOLE_VERSION: tests/lib.sh), as a kernel build
+# encodes them.
 #
 # Usage: tests/module-tree.sh DWARF2BTF WORKDIR
 #
 # Fetches (once, cached: tests/fetch.sh moduletree72, 2 GB unpacked) every
 # .ko of the 7.2 debug package, and encodes each as Makefile.modfinal does:
 # split BTF against the vmlinux, with 7.2's flags and the bare -j Kbuild
-# passes, by pahole 1.30 and by dwarf2btf, and by dwarf2btf --exact (the
+# passes, by pahole and by dwarf2btf, and by dwarf2btf --exact (the
 # path without shortcuts); cmp's both against pahole's. Modules run
 # $(nproc) at a time (2 CPUs: 260 s for the 1,018 modules, 4.4 minutes with
 # the fetch cached). The last line is "N passed, M failed"; exit status 0
@@ -36,7 +37,7 @@ one_module() {
 	# shellcheck disable=SC2086
 	if ! "$PAHOLE" -J $FLAGS_72 -j --btf_base "$BASE" --btf_encode_detached="$w/ref.btf" \
 		"$ko" >"$w/log" 2>&1; then
-		echo "FAIL: $mod: pahole 1.30 failed: $(head -c 300 "$w/log")"
+		echo "FAIL: $mod: pahole $PAHOLE_RELEASE failed: $(head -c 300 "$w/log")"
 		return
 	fi
 	# shellcheck disable=SC2086
@@ -44,20 +45,20 @@ one_module() {
 		"$ko" >"$w/log" 2>&1; then
 		echo "FAIL: $mod: dwarf2btf failed: $(head -c 300 "$w/log")"
 	elif ! cmp -s "$w/ref.btf" "$w/out.btf"; then
-		echo "FAIL: $mod: differs from pahole 1.30"
+		echo "FAIL: $mod: differs from pahole $PAHOLE_RELEASE"
 	# shellcheck disable=SC2086
 	elif ! "$D2B" -J $FLAGS_72 --exact --btf_base "$BASE" \
 		--btf_encode_detached="$w/exact.btf" "$ko" >"$w/log" 2>&1; then
 		echo "FAIL: $mod: dwarf2btf --exact failed: $(head -c 300 "$w/log")"
 	elif ! cmp -s "$w/ref.btf" "$w/exact.btf"; then
-		echo "FAIL: $mod: --exact differs from pahole 1.30"
+		echo "FAIL: $mod: --exact differs from pahole $PAHOLE_RELEASE"
 	else
 		echo "ok: $mod"
 		rm -rf "$w"
 	fi
 }
 export -f one_module
-export D2B PAHOLE FLAGS_72 BASE WORKDIR
+export D2B PAHOLE PAHOLE_RELEASE FLAGS_72 BASE WORKDIR
 
 start=$(date +%s)
 find "$MODDIR" -name '*.ko' | sort >"$WORKDIR/list"
