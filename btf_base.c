@@ -31,6 +31,7 @@ struct btf_base {
 	struct btf *base;
 	struct btf *stand_in; /* or NULL: libbpf gets the base */
 	const char *strs; /* the base's string section */
+	char *strs_copy; /* without a stand-in: strs, copied (libbpf moves its own) */
 	uint32_t str_len, type_cnt;
 	uint32_t *slots; /* string offset + 1 by hash; 0: free */
 	uint32_t mask;
@@ -134,14 +135,19 @@ struct btf_base *btf_base__new(struct btf *base, bool stand_in, int *err)
 		return NULL;
 	b->base = base;
 	b->type_cnt = btf__type_cnt(base);
-	/*
-	 * Without a stand-in, libbpf makes the base modifiable (copying its
-	 * strings) on the first look-up: done now, so the strings read here
-	 * stay where they are.
-	 */
-	if (!stand_in)
-		btf__find_str(base, "");
 	*err = strs_read(b);
+	/*
+	 * Without a stand-in libbpf looks strings up in the base: it makes it
+	 * modifiable, and each look-up may move its strings (libbpf stages the
+	 * string it looks for at their end). So they are read from a copy.
+	 */
+	if (!*err && !stand_in) {
+		b->strs_copy = malloc(b->str_len ? b->str_len : 1);
+		if (b->strs_copy)
+			b->strs = memcpy(b->strs_copy, b->strs, b->str_len);
+		else
+			*err = -ENOMEM;
+	}
 	if (!*err)
 		*err = strs_index(b);
 	if (!*err && stand_in) {
@@ -160,6 +166,7 @@ void btf_base__free(struct btf_base *b)
 	if (!b)
 		return;
 	btf__free(b->stand_in);
+	free(b->strs_copy);
 	free(b->slots);
 	free(b);
 }

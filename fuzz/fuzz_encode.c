@@ -170,7 +170,8 @@ static bool base_both(const char *path)
 	base = encode_pipeline__base_open(path, &err);
 	if (!base)
 		return false;
-	/* (libbpf makes the base modifiable now, not under btf__add_type's feet) */
+	/* made modifiable now, by libbpf, not under btf__add_type's feet */
+	btf__find_str(base, "");
 	bb = btf_base__new(base, false, &err);
 	if (bb)
 		split = btf__new_empty_split(base);
