@@ -79,6 +79,7 @@
 #include "btf_encoder_single.h"
 #include "btf_raw.h"
 #include "cu.h"
+#include "packed_structs.h"
 #include "d2b_conf.h"
 #include "d2b_util.h"
 #include "elf_symtab.h"
@@ -110,6 +111,7 @@ struct func_state {
 	uint64_t addr; /* its DW_AT_low_pc */
 	bool unexpected_reg;
 	bool optimized_parms, reordered_parm, signature_changed; /* pahole 1.32 */
+	bool uncertain_loc; /* pahole 1.32: a packed struct on the stack (packed_structs.c) */
 };
 
 /* a FUNC_PROTO that emit_func added: the function that has it, its id */
@@ -232,6 +234,7 @@ struct btf_encoder {
 	uint32_t nr_annots, cap_annots;
 
 	struct sec_vars *secs; /* per ELF section index */
+	struct packed_memo packed; /* the writer's: the CU's structs inferred packed or not */
 	struct btf_encoder_stats stats;
 };
 
@@ -298,6 +301,7 @@ void btf_encoder__free(struct btf_encoder *enc)
 	for (i = 0; i < WRITER_SLOTS; i++)
 		free(enc->w.slots[i].ids);
 	free(enc->fields);
+	packed_memo__free(&enc->packed);
 	free(enc);
 }
 
@@ -1247,8 +1251,9 @@ static int save_funcs(struct btf_encoder *enc, const struct cu *cu)
 {
 	bool have_syms = elf_symtab__nr_functions(enc->es) > 0;
 	uint32_t i;
-	int err;
+	int err, uncertain = 0;
 
+	packed_memo__reset(&enc->packed);
 	for (i = 0; i < cu->nr_funcs; i++) {
 		const struct cu_func *fn = &cu->funcs[i];
 		struct elf_function *elf;
@@ -1267,9 +1272,16 @@ static int save_funcs(struct btf_encoder *enc, const struct cu *cu)
 		/* a prefix match's DWARF name becomes the symbol's alias: the first CU's */
 		if (fn->by_prefix && !elf->alias && !(elf->alias = strdup(fn->name)))
 			return -ENOMEM;
+		/* (asked of every function saved, in order, as pahole asks it) */
+		if (enc->conf->pahole >= 132) {
+			uncertain = func__uncertain_param_loc(cu, fn, &enc->packed);
+			if (uncertain < 0)
+				return uncertain;
+		}
 		err = func_save(enc, cu, fn, elf);
 		if (err)
 			return err;
+		enc->funcs[enc->nr_funcs - 1].uncertain_loc = uncertain;
 	}
 	return 0;
 }
@@ -1908,18 +1920,20 @@ static int emit_saved_funcs(struct btf_encoder *enc)
 	for (i = 0; i < enc->nr_funcs; i = j) {
 		const struct func_state *first = &enc->funcs[i];
 		bool unexpected = first->unexpected_reg, inconsistent = false;
-		bool reordered = first->reordered_parm;
+		bool reordered = first->reordered_parm, uncertain = first->uncertain_loc;
 
 		for (j = i + 1; j < enc->nr_funcs && !saved_funcs_cmp(first, &enc->funcs[j]); j++) {
 			unexpected |= enc->funcs[j].unexpected_reg;
 			reordered |= enc->funcs[j].reordered_parm;
+			uncertain |= enc->funcs[j].uncertain_loc;
 			if (!inconsistent && !funcs_match(enc, first, &enc->funcs[j]))
 				inconsistent = true;
 		}
 		if (enc->conf->pahole >= 132) {
 			/* 1.32: whatever consistent_func says, unexpected registers,
-			 * reordered parameters, a changed ABI, ambiguous addresses */
-			if (unexpected || reordered || first->elf->ambiguous_addr ||
+			 * reordered parameters, a packed struct on the stack, a
+			 * changed ABI, ambiguous addresses */
+			if (unexpected || reordered || uncertain || first->elf->ambiguous_addr ||
 			    (enc->conf->skip_inconsistent_proto && inconsistent))
 				continue;
 			first = canonical_func(first, j - i);

@@ -37,6 +37,8 @@ enum cu_type_flags {
 	 * entry no DIE names refers to it, or it refers to one: pahole 1.32's
 	 * array dimensions and gcc's btf_type_tag chains) */
 	CU_TYPE_REF_INDEX = 1 << 2,
+	/* a struct's DW_AT_alignment is 1 (pahole 1.32's packed inference) */
+	CU_TYPE_ALIGNED_1 = 1 << 3,
 };
 
 /* a types[] entry with this tag has members[] (struct, union, class, interface) */
@@ -155,6 +157,10 @@ struct cu {
 	/* first types[] index of base type "int", 0 if none; CU has arrays */
 	uint32_t int_type;
 	bool has_arrays;
+	/* the unit's address size; the machine's parameter registers, as
+	 * pahole counts them (elf_reloc.c) */
+	uint8_t addr_size, nr_param_regs;
+	bool big_endian; /* the file's byte order */
 	/* how far the unit read .debug_loc [0] and .debug_loclists [1] */
 	uint64_t loc_end[2];
 	/* the arrays are allocated apart, not in the struct's own block */
@@ -163,6 +169,9 @@ struct cu {
 	struct unit_ring *ring;
 	size_t bytes; /* the block's size: the struct and its arrays */
 };
+
+/* the size of type @idx, as pahole's tag__size gives it (cu_resolve.c) */
+uint64_t cu__type_size(const struct cu *cu, uint32_t idx);
 
 /* free @cu (NULL allowed), whichever thread holds it (dwarf_loader.c) */
 void cu__free(struct cu *cu);

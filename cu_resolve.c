@@ -41,6 +41,11 @@ static uint64_t type_size(const struct cu *cu, uint32_t idx, uint8_t addr_size, 
 	}
 }
 
+uint64_t cu__type_size(const struct cu *cu, uint32_t idx)
+{
+	return type_size(cu, idx, cu->addr_size, 0);
+}
+
 static bool type_is_struct(const struct cu *cu, uint32_t idx)
 {
 	int depth = 0;

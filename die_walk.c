@@ -375,6 +375,8 @@ static int die_process_class(struct cu_loader *l, struct dr_die *die, struct cu_
 		return err;
 	}
 	t->size = attr_udata(l, die, DW_AT_byte_size, 0);
+	if (t->tag == DW_TAG_structure_type && attr_udata(l, die, DW_AT_alignment, 0) == 1)
+		t->flags |= CU_TYPE_ALIGNED_1;
 	for_each_child(l, die, child, ret) {
 		switch (child->ab->tag) {
 		case DW_TAG_member:

@@ -469,6 +469,9 @@ int dwarf_loader__load_cu(struct dwarf_loader *dl, unsigned int id, struct cu **
 		err = cu__resolve(l);
 	if (err)
 		goto out_warn;
+	cu->addr_size = (uint8_t)l->addr_size;
+	cu->nr_param_regs = (uint8_t)dl->machine.nr_param_regs;
+	cu->big_endian = dl->secs.swap != (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__);
 out_done:
 	err = cu_pack(l, cup);
 	goto out_free;
