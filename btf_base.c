@@ -26,6 +26,7 @@
 
 #include "btf_base.h"
 #include "btf_raw.h"
+#include "d2b_util.h"
 
 struct btf_base {
 	struct btf *base;
@@ -36,17 +37,6 @@ struct btf_base {
 	uint32_t *slots; /* string offset + 1 by hash; 0: free */
 	uint32_t mask;
 };
-
-static uint32_t str_hash(const char *s, size_t *len)
-{
-	uint32_t h = 2166136261u;
-	const char *p;
-
-	for (p = s; *p; p++)
-		h = (h ^ (unsigned char)*p) * 16777619u;
-	*len = (size_t)(p - s);
-	return h;
-}
 
 /* the base's string section: its header read in either byte order */
 static int strs_read(struct btf_base *b)
@@ -64,9 +54,8 @@ static int strs_read(struct btf_base *b)
 
 static int strs_index(struct btf_base *b)
 {
-	uint32_t nr = 0, slots = 1024, off, i;
+	uint32_t nr = 0, slots = 1024, off, i, len;
 	const char *p = b->strs, *end = b->strs + b->str_len;
-	size_t len;
 
 	/* half full at most: the strings counted first (one NUL each) */
 	while (p < end && (p = memchr(p, 0, (size_t)(end - p)))) {
@@ -79,8 +68,8 @@ static int strs_index(struct btf_base *b)
 	if (!b->slots)
 		return -ENOMEM;
 	b->mask = slots - 1;
-	for (off = 0; off < b->str_len; off += (uint32_t)len + 1) {
-		uint32_t h = str_hash(b->strs + off, &len);
+	for (off = 0; off < b->str_len; off += len + 1) {
+		uint32_t h = d2b_str_hash(b->strs + off, &len);
 
 		for (i = h & b->mask; b->slots[i]; i = (i + 1) & b->mask)
 			if (!strcmp(b->strs + b->slots[i] - 1, b->strs + off))
@@ -183,12 +172,11 @@ struct btf *btf_base__libbpf(const struct btf_base *b)
 
 int btf_base__find_str(const struct btf_base *b, const char *s)
 {
-	size_t len;
-	uint32_t i;
+	uint32_t len, i;
 
 	if (!*s)
 		return 0;
-	for (i = str_hash(s, &len) & b->mask; b->slots[i]; i = (i + 1) & b->mask)
+	for (i = d2b_str_hash(s, &len) & b->mask; b->slots[i]; i = (i + 1) & b->mask)
 		if (!strcmp(b->strs + b->slots[i] - 1, s))
 			return (int)(b->slots[i] - 1);
 	return -ENOENT;

@@ -88,6 +88,27 @@ static uint32_t cands(struct dedup *d, uint64_t key)
 	for (e = cands(d, key); e && ((c = (d)->table.ents[e - 1].id), 1); \
 	     e = (d)->table.ents[e - 1].next)
 
+typedef bool (*type_equal_fn)(const struct btf_type *a, const struct btf_type *b);
+
+/* the first candidate of @key that @equal says is type @id's, in libbpf's order; else @id */
+static uint32_t first_equal(struct dedup *d, uint32_t id, uint64_t key, type_equal_fn equal)
+{
+	uint32_t e, c;
+
+	for_each_cand(d, e, c, key) {
+		if (equal(d->types[id], d->types[c]))
+			return c;
+	}
+	return id;
+}
+
+/* @id's canonical type is @new_id; a canonical type is filed under @key. 0 or -ENOMEM */
+static int map_type(struct dedup *d, uint32_t id, uint32_t new_id, uint64_t key)
+{
+	d->map[id] = new_id;
+	return new_id == id ? cand_table__add(&d->table, key, id) : 0;
+}
+
 static int dedup_prep(struct dedup *d)
 {
 	uint64_t h;
@@ -117,54 +138,37 @@ static int dedup_prim_type(struct dedup *d, uint32_t id)
 	switch (btf_kind(t)) {
 	case BTF_KIND_INT:
 		h = type_hash_int_tag(t);
-		for_each_cand(d, e, c, h)
-		{
-			if (type_equal_int_tag(t, d->types[c])) {
-				new_id = c;
-				break;
-			}
-		}
+		new_id = first_equal(d, id, h, type_equal_int_tag);
 		break;
 	case BTF_KIND_ENUM:
 	case BTF_KIND_ENUM64:
 		h = type_hash_enum(t);
-		for_each_cand(d, e, c, h)
-		{
-			uint32_t cand_id = c;
-			const struct btf_type *cand = d->types[cand_id];
+		for_each_cand(d, e, c, h) {
+			const struct btf_type *cand = d->types[c];
 
 			if (type_equal_enum(t, cand)) {
-				new_id = cand_id;
+				new_id = c;
 				break;
 			}
 			if (type_compat_enum(t, cand)) {
 				if (type_is_enum_fwd(t)) {
-					new_id = cand_id;
+					new_id = c;
 					break;
 				}
 				/* the canonical declaration resolves to this enum */
-				d->map[cand_id] = id;
+				d->map[c] = id;
 			}
 		}
 		break;
 	case BTF_KIND_FWD:
 	case BTF_KIND_FLOAT:
 		h = type_hash_common(t);
-		for_each_cand(d, e, c, h)
-		{
-			if (type_equal_common(t, d->types[c])) {
-				new_id = c;
-				break;
-			}
-		}
+		new_id = first_equal(d, id, h, type_equal_common);
 		break;
 	default:
 		return 0;
 	}
-	d->map[id] = new_id;
-	if (new_id == id && cand_table__add(&d->table, h, id))
-		return -ENOMEM;
-	return 0;
+	return map_type(d, id, new_id, h);
 }
 
 static bool is_mapped(const struct dedup *d, uint32_t id)
@@ -456,8 +460,7 @@ static int dedup_struct_type(struct dedup *d, uint32_t id)
 	if (!btf_is_composite(t) && !(d->v170 && btf_is_typedef(t)))
 		return 0;
 	h = type_hash_struct_phase(t);
-	for_each_cand(d, e, cand_id, h)
-	{
+	for_each_cand(d, e, cand_id, h) {
 		/* a declaration of the same hash must not become its duplicate */
 		if (!type_equal_struct_phase(t, d->types[cand_id]))
 			continue;
@@ -473,10 +476,7 @@ static int dedup_struct_type(struct dedup *d, uint32_t id)
 		new_id = cand_id;
 		break;
 	}
-	d->map[id] = new_id;
-	if (new_id == id && cand_table__add(&d->table, h, id))
-		return -ENOMEM;
-	return 0;
+	return map_type(d, id, new_id, h);
 }
 
 /* declarations left: the one canonical struct or union of their name */
@@ -511,13 +511,26 @@ static int dedup_resolve_fwds(struct dedup *d)
 	return err;
 }
 
+static int64_t dedup_ref_type(struct dedup *d, uint32_t id);
+
+/* the id at @ref made its canonical type's, reference types deduplicated first */
+static int ref_canon(struct dedup *d, uint32_t *ref)
+{
+	int64_t r = dedup_ref_type(d, *ref);
+
+	if (r < 0)
+		return (int)r;
+	*ref = (uint32_t)r;
+	return 0;
+}
+
 /* the canonical id of @id, deduplicating reference types on the way */
 static int64_t dedup_ref_type(struct dedup *d, uint32_t id)
 {
 	struct btf_type *t;
-	uint32_t new_id = id, e, c;
-	int64_t ref;
+	uint32_t new_id, k;
 	uint64_t h;
+	int err;
 
 	if (d->map[id] == IN_PROGRESS)
 		return -ELOOP;
@@ -533,76 +546,43 @@ static int64_t dedup_ref_type(struct dedup *d, uint32_t id)
 	case BTF_KIND_TYPEDEF: /* 1.7.0 deduplicated it with the structs */
 	case BTF_KIND_FUNC:
 	case BTF_KIND_TYPE_TAG:
-	case BTF_KIND_DECL_TAG: {
-		bool tag = btf_is_decl_tag(t);
-
-		ref = dedup_ref_type(d, t->type);
-		if (ref < 0)
-			return ref;
-		t->type = (uint32_t)ref;
-		h = tag ? type_hash_int_tag(t) : type_hash_common(t);
-		for_each_cand(d, e, c, h)
-		{
-			const struct btf_type *cand = d->types[c];
-
-			if (tag ? type_equal_int_tag(t, cand) : type_equal_common(t, cand)) {
-				new_id = c;
-				break;
-			}
-		}
+		err = ref_canon(d, &t->type);
+		if (err)
+			return err;
+		h = type_hash_common(t);
+		new_id = first_equal(d, id, h, type_equal_common);
 		break;
-	}
-	case BTF_KIND_ARRAY: {
-		struct btf_array *a = btf_array(t);
-
-		ref = dedup_ref_type(d, a->type);
-		if (ref < 0)
-			return ref;
-		a->type = (uint32_t)ref;
-		ref = dedup_ref_type(d, a->index_type);
-		if (ref < 0)
-			return ref;
-		a->index_type = (uint32_t)ref;
+	case BTF_KIND_DECL_TAG:
+		err = ref_canon(d, &t->type);
+		if (err)
+			return err;
+		h = type_hash_int_tag(t);
+		new_id = first_equal(d, id, h, type_equal_int_tag);
+		break;
+	case BTF_KIND_ARRAY:
+		err = ref_canon(d, &btf_array(t)->type);
+		if (!err)
+			err = ref_canon(d, &btf_array(t)->index_type);
+		if (err)
+			return err;
 		h = type_hash_array(t);
-		for_each_cand(d, e, c, h)
-		{
-			if (type_equal_array(t, d->types[c])) {
-				new_id = c;
-				break;
-			}
-		}
+		new_id = first_equal(d, id, h, type_equal_array);
 		break;
-	}
-	case BTF_KIND_FUNC_PROTO: {
-		struct btf_param *p = btf_params(t);
-		uint32_t k;
-
-		ref = dedup_ref_type(d, t->type);
-		if (ref < 0)
-			return ref;
-		t->type = (uint32_t)ref;
-		for (k = 0; k < btf_vlen(t); k++) {
-			ref = dedup_ref_type(d, p[k].type);
-			if (ref < 0)
-				return ref;
-			p[k].type = (uint32_t)ref;
-		}
+	case BTF_KIND_FUNC_PROTO:
+		err = ref_canon(d, &t->type);
+		for (k = 0; !err && k < btf_vlen(t); k++)
+			err = ref_canon(d, &btf_params(t)[k].type);
+		if (err)
+			return err;
 		h = type_hash_fnproto(t);
-		for_each_cand(d, e, c, h)
-		{
-			if (type_equal_fnproto(t, d->types[c])) {
-				new_id = c;
-				break;
-			}
-		}
+		new_id = first_equal(d, id, h, type_equal_fnproto);
 		break;
-	}
 	default:
 		return -EINVAL;
 	}
-	d->map[id] = new_id;
-	if (new_id == id && cand_table__add(&d->table, h, id))
-		return -ENOMEM;
+	err = map_type(d, id, new_id, h);
+	if (err)
+		return err;
 	return new_id;
 }
 

@@ -135,17 +135,6 @@ uint32_t btf_raw__type_cnt(const struct btf_raw *r)
 /* strings                                                                */
 
 /* FNV-1a, and the length of @s */
-static uint32_t str_hash(const char *s, uint32_t *len)
-{
-	uint64_t h = 0xcbf29ce484222325ull;
-	const char *p;
-
-	for (p = s; *p; p++)
-		h = (h ^ (unsigned char)*p) * 0x100000001b3ull;
-	*len = (uint32_t)(p - s);
-	return (uint32_t)(h ^ (h >> 32));
-}
-
 /* @s's slot: its entry, or the free slot it would take; cap_slots > 0 */
 static struct str_slot *str_slot(const struct btf_raw *r, const char *s, uint32_t hash)
 {
@@ -190,7 +179,7 @@ int btf_raw__add_str(struct btf_raw *r, const char *s)
 
 	if (!*s)
 		return 0;
-	hash = str_hash(s, &len);
+	hash = d2b_str_hash(s, &len);
 	if ((r->nr_slots + 1) * 2 > r->cap_slots && slots_grow(r))
 		return -ENOMEM;
 	slot = str_slot(r, s, hash);

@@ -100,6 +100,18 @@ void *d2b_map(size_t n, size_t *sz);
  */
 void d2b_thread_nicer(int delta);
 
+/* FNV-1a of the string @s, folded to 32 bits; *@len: its length */
+static inline uint32_t d2b_str_hash(const char *s, uint32_t *len)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	const char *p;
+
+	for (p = s; *p; p++)
+		h = (h ^ (unsigned char)*p) * 0x100000001b3ull;
+	*len = (uint32_t)(p - s);
+	return (uint32_t)(h ^ (h >> 32));
+}
+
 /* @clock (CLOCK_MONOTONIC, CLOCK_THREAD_CPUTIME_ID, ...) in seconds; 0 if unreadable */
 static inline double d2b_clock_s(clockid_t clock)
 {

@@ -717,12 +717,6 @@ static int die_process(struct cu_loader *l, struct dr_die *die)
 			return err;
 		return type__add(l, die->off, &t) ? 0 : -ENOMEM;
 	case DW_TAG_enumeration_type:
-		if (skeleton_alias(l, die, &err))
-			return err;
-		t.name = attr__name(l, die);
-		if (attr_flag(die, DW_AT_declaration))
-			t.flags |= CU_TYPE_DECLARATION;
-		return die_process_enum(l, die, &t);
 	case DW_TAG_structure_type:
 	case DW_TAG_class_type:
 	case DW_TAG_union_type:
@@ -732,6 +726,8 @@ static int die_process(struct cu_loader *l, struct dr_die *die)
 		t.name = attr__name(l, die);
 		if (attr_flag(die, DW_AT_declaration))
 			t.flags |= CU_TYPE_DECLARATION;
+		if (t.tag == DW_TAG_enumeration_type)
+			return die_process_enum(l, die, &t);
 		return die_process_class(l, die, &t);
 	case DW_TAG_subprogram:
 		return die_process_function(l, die);
