@@ -20,15 +20,17 @@
  * batches; the ids they need are passed to btf_batches__add. A batch is
  * deduplicated by btf_dedup, libbpf 1.1's algorithm, straight from the
  * arrays the encoder's writer built (btf_raw), which also says where each
- * of those ids went; only the deduplicated batch is made a libbpf BTF
- * (btf_raw__to_btf), on the batch's own thread, off the writer's path.
+ * of those ids went, on the batch's own thread, off the writer's path. No
+ * libbpf BTF is made of a batch: its deduplicated records go straight into
+ * the merged one (btf_raw__append_records), so no string is looked up twice.
  *
  * The merge: each batch's thread, once its dedup is done, waits for the
  * batch before it to be merged, then appends its own to the merged BTF, so
  * the merging overlaps the encoding and a batch's memory goes as soon as it
  * is merged. It adds the batch's string section, in order, before its
  * types, so a string lands where its first insertion in a single BTF would
- * have put it; batch string offsets map through struct str_pair.
+ * have put it; batch string offsets map through struct str_pair. The types
+ * then get the bytes btf__add_btf would give them (test_btf_raw compares).
  *
  * Threads and locking. A batch is the collector's until pthread_create() in
  * btf_batches__add, its thread's until pthread_join() (in a later
@@ -55,6 +57,7 @@
 #include "btf_dedup.h"
 #include "btf_raw.h"
 #include "d2b_util.h"
+#include "tuning.h"
 
 struct str_pair {
 	uint32_t from, to;
@@ -65,8 +68,9 @@ struct btf_batches;
 struct batch {
 	struct btf_batches *bb;
 	uint32_t k; /* its number */
-	struct btf_raw *raw; /* the batch as the encoder wrote it, until its thread dedups it */
-	struct btf *btf; /* after its thread: deduplicated */
+	struct btf_raw *raw; /* as the encoder wrote it; once deduplicated, its strings alone */
+	void *types; /* after the dedup: the deduplicated type records */
+	uint32_t types_len;
 	uint32_t *ids; /* sorted and unique once its thread started */
 	uint32_t *new_ids; /* after the thread: ids[i]'s id in the deduped batch */
 	uint32_t nr_ids;
@@ -131,7 +135,7 @@ void btf_batches__free(struct btf_batches *bb)
 
 		batch_join(b);
 		btf_raw__free(b->raw);
-		btf__free(b->btf);
+		free(b->types);
 		free(b->ids);
 		free(b->new_ids);
 		free(b->strs);
@@ -176,15 +180,14 @@ static int batch_sort_ids(struct batch *b)
 
 /*
  * btf_dedup's libbpf 1.1 dedup of the batch as the writer built it, the ids
- * handed over mapped to their deduplicated ones; then the deduplicated
- * batch made a libbpf BTF for the merge. The writer's arrays go.
+ * handed over mapped to their deduplicated ones. The writer's type records
+ * go; its string section stays for the merge.
  */
 static void batch_dedup_run(struct batch *b)
 {
-	uint32_t types_len, strs_len, out_len, *map = NULL, i;
-	struct btf_raw *deduped;
-	void *types, *out = NULL;
+	uint32_t types_len, strs_len, *map = NULL, i;
 	const char *strs;
+	void *types;
 
 	b->what = "sorting ids";
 	b->err = batch_sort_ids(b);
@@ -192,69 +195,101 @@ static void batch_dedup_run(struct batch *b)
 		return;
 	b->what = "deduplication";
 	btf_raw__sections(b->raw, &types, &types_len, &strs, &strs_len);
-	b->err = btf_dedup__records(types, types_len, BTF_DEDUP_LIBBPF_1_1, &out, &out_len, &map);
+	b->err = btf_dedup__records(types, types_len, BTF_DEDUP_LIBBPF_1_1, &b->types,
+				    &b->types_len, &map);
 	if (b->err)
 		return;
+	btf_raw__drop_types(b->raw);
 	b->new_ids = malloc(((size_t)b->nr_ids + 1) * sizeof(*b->new_ids));
 	if (b->new_ids)
 		for (i = 0; i < b->nr_ids; i++)
 			b->new_ids[i] = map[b->ids[i]];
+	else
+		b->err = -ENOMEM;
 	free(map);
-	b->what = "conversion";
-	b->err = -ENOMEM;
-	deduped = b->new_ids ? btf_raw__from_sections(NULL, out, out_len, strs, strs_len) : NULL;
-	free(out);
-	btf_raw__free(b->raw);
-	b->raw = NULL;
-	b->btf = deduped ? btf_raw__to_btf(deduped, &b->err) : NULL;
-	if (b->btf)
-		b->err = 0;
+}
+
+/*
+ * The index of the first of @n sorted values at @vals, @stride bytes apart,
+ * that is not below @key; @n if none. Inline, not bsearch(): the merge looks
+ * up every function's types and names, on the serial path.
+ */
+static uint32_t lower_bound(const void *vals, size_t stride, uint32_t n, uint32_t key)
+{
+	uint32_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (*(const uint32_t *)((const char *)vals + mid * stride) < key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* batch @b's string at @off in the merged BTF: its offset, or 0 if @off starts none */
+static uint32_t batch_str_off(const struct batch *b, uint32_t off)
+{
+	uint32_t i;
+
+	if (!off || !b->nr_strs)
+		return 0;
+	i = lower_bound(&b->strs[0].from, sizeof(*b->strs), b->nr_strs, off);
+	return i < b->nr_strs && b->strs[i].from == off ? b->strs[i].to : 0;
 }
 
 /* add batch @b's strings to @out in order, recording where they went */
 static int batch_merge_strs(struct batch *b, struct btf *out)
 {
-	struct btf_header hdr;
-	const char *raw, *s, *end;
-	uint32_t size;
+	uint32_t types_len, strs_len;
+	const char *strs, *s, *end;
+	void *types;
 
-	raw = btf__raw_data(b->btf, &size);
-	if (!raw)
-		return -ENOMEM;
-	memcpy(&hdr, raw, sizeof(hdr));
-	s = raw + hdr.hdr_len + hdr.str_off;
-	end = s + hdr.str_len;
-	b->strs = malloc(((size_t)hdr.str_len / 2 + 1) * sizeof(*b->strs));
+	btf_raw__sections(b->raw, &types, &types_len, &strs, &strs_len);
+	end = strs + strs_len;
+	b->strs = malloc(((size_t)strs_len / 2 + 1) * sizeof(*b->strs));
 	if (!b->strs)
 		return -ENOMEM;
-	for (s += strlen(s) + 1; s < end; s += strlen(s) + 1) {
+	for (s = strs + 1; s < end; s += strlen(s) + 1) {
 		int off = btf__add_str(out, s);
 
 		if (off < 0)
 			return off;
-		b->strs[b->nr_strs++] =
-			(struct str_pair){ (uint32_t)(s - (raw + hdr.hdr_len + hdr.str_off)),
-					   (uint32_t)off };
+		b->strs[b->nr_strs++] = (struct str_pair){ (uint32_t)(s - strs), (uint32_t)off };
 	}
 	return 0;
 }
 
-/* append batch @b, deduplicated, to @out; its memory is freed */
+/* (every string a type record names starts one of the batch's strings) */
+static uint32_t batch_merge_str(void *ctx, uint32_t off, int *err)
+{
+	uint32_t to = batch_str_off(ctx, off);
+
+	if (off && !to)
+		*err = -EINVAL;
+	return to;
+}
+
+/*
+ * Append batch @b, deduplicated, to @out, as btf__add_btf would (strings
+ * first, in order); its memory is freed.
+ */
 static void batch_merge(struct batch *b, struct btf *out)
 {
-	int id;
-
 	b->what = "merging its strings";
 	b->err = batch_merge_strs(b, out);
+	btf_raw__free(b->raw);
+	b->raw = NULL;
 	if (b->err)
 		return;
 	b->type_shift = btf__type_cnt(out) - 1;
-	/* (libbpf 1.1 fails to append no types with -ENOMEM) */
 	b->what = "merging its types";
-	id = btf__type_cnt(b->btf) > 1 ? btf__add_btf(out, b->btf) : 0;
-	b->err = id < 0 ? id : 0;
-	btf__free(b->btf);
-	b->btf = NULL;
+	b->err = btf_raw__append_records(out, b->types, b->types_len, b->type_shift,
+					 batch_merge_str, b);
+	free(b->types);
+	b->types = NULL;
 }
 
 static void *batch_dedup(void *arg)
@@ -454,26 +489,6 @@ void btf_batches__stats(const struct btf_batches *bb, struct btf_batches_stats *
 	st->wait_s = bb->wait_s;
 }
 
-/*
- * The index of the first of @n sorted values at @vals, @stride bytes apart,
- * that is not below @key; @n if none. Inline, not bsearch(): the merge looks
- * up every function's types and names, on the serial path.
- */
-static uint32_t lower_bound(const void *vals, size_t stride, uint32_t n, uint32_t key)
-{
-	uint32_t lo = 0, hi = n;
-
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-
-		if (*(const uint32_t *)((const char *)vals + mid * stride) < key)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
 uint32_t btf_batches__type_id(const struct btf_batches *bb, uint32_t k, uint32_t id)
 {
 	const struct batch *b = bb->b[k];
@@ -487,11 +502,5 @@ uint32_t btf_batches__type_id(const struct btf_batches *bb, uint32_t k, uint32_t
 
 uint32_t btf_batches__str_off(const struct btf_batches *bb, uint32_t k, uint32_t off)
 {
-	const struct batch *b = bb->b[k];
-	uint32_t i;
-
-	if (!off || !b->nr_strs)
-		return 0;
-	i = lower_bound(&b->strs[0].from, sizeof(*b->strs), b->nr_strs, off);
-	return i < b->nr_strs && b->strs[i].from == off ? b->strs[i].to : 0;
+	return batch_str_off(bb->b[k], off);
 }

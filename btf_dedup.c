@@ -596,43 +596,15 @@ static int remap_id(const struct dedup *d, uint32_t *id)
 	return 0;
 }
 
+static int remap_one(uint32_t *id, void *ctx)
+{
+	return remap_id(ctx, id);
+}
+
 /* every type id @t refers to, remapped to its compacted canonical id */
 static int remap_type(const struct dedup *d, struct btf_type *t)
 {
-	uint32_t i, n = btf_vlen(t);
-	int err = 0;
-
-	switch (btf_kind(t)) {
-	case BTF_KIND_PTR:
-	case BTF_KIND_TYPEDEF:
-	case BTF_KIND_VOLATILE:
-	case BTF_KIND_CONST:
-	case BTF_KIND_RESTRICT:
-	case BTF_KIND_FUNC:
-	case BTF_KIND_VAR:
-	case BTF_KIND_DECL_TAG:
-	case BTF_KIND_TYPE_TAG:
-		return remap_id(d, &t->type);
-	case BTF_KIND_ARRAY:
-		err = remap_id(d, &btf_array(t)->type);
-		return err ? err : remap_id(d, &btf_array(t)->index_type);
-	case BTF_KIND_STRUCT:
-	case BTF_KIND_UNION:
-		for (i = 0; i < n && !err; i++)
-			err = remap_id(d, &btf_members(t)[i].type);
-		return err;
-	case BTF_KIND_FUNC_PROTO:
-		err = remap_id(d, &t->type);
-		for (i = 0; i < n && !err; i++)
-			err = remap_id(d, &btf_params(t)[i].type);
-		return err;
-	case BTF_KIND_DATASEC:
-		for (i = 0; i < n && !err; i++)
-			err = remap_id(d, &btf_var_secinfos(t)[i].type);
-		return err;
-	default:
-		return 0;
-	}
+	return btf_raw__visit_ids(t, remap_one, (void *)d);
 }
 
 static int dedup_run(struct dedup *d)

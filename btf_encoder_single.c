@@ -9,8 +9,8 @@
  * calls were two thirds of the writer's time, and the writer is one of
  * the two serial stages. The stream is cut into batches of whole CUs
  * (BTF_BATCH_TYPES types or more, at a CU boundary): each batch is its own
- * BTF, handed to btf_batches, whose thread makes it a libbpf BTF and
- * deduplicates it while the next one fills. A batch's type ids and
+ * BTF, handed to btf_batches, whose thread deduplicates it while the next
+ * one fills and appends it to the merged BTF. A batch's type ids and
  * string offsets are its own; what the functions and DATASECs at the end
  * keep of them (type ids, parameter names, tag values) is mapped to the
  * merged BTF by btf_encoder__merge, batch by batch as each is merged; the

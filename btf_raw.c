@@ -80,6 +80,19 @@ void btf_raw__free(struct btf_raw *r)
 	free(r);
 }
 
+void btf_raw__drop_types(struct btf_raw *r)
+{
+	if (r->types)
+		munmap(r->types, r->types_cap);
+	r->types = NULL;
+	r->types_len = r->types_cap = r->nr_types = r->cap_offs = 0;
+	free(r->offs);
+	r->offs = NULL;
+	free(r->slots);
+	r->slots = NULL;
+	r->nr_slots = r->cap_slots = 0;
+}
+
 void btf_raw__room(const struct btf_raw *r, struct btf_raw_room *room)
 {
 	*room = (struct btf_raw_room){ r->types_len, r->nr_types, r->strs_len };
@@ -88,7 +101,7 @@ void btf_raw__room(const struct btf_raw *r, struct btf_raw_room *room)
 /*
  * The type records have a mapping of their own (d2b_map: in huge pages
  * where the kernel gives them). A vmlinux batch writes 5-6 MiB of them
- * into memory the batch before gave back (types_release), and with 4 KiB
+ * into memory the batch before gave back (btf_raw__drop_types), and with 4 KiB
  * pages the writer takes a page fault every 4 KiB: 40% of a run's faults
  * (Documentation/performance.md, "Tuning knobs", D2B_HUGE).
  */
@@ -578,13 +591,19 @@ struct btf_raw *btf_raw__from_sections(const struct btf_base *base, const void *
 /* ---------------------------------------------------------------------- */
 /* to libbpf                                                              */
 
-/* zero every string offset of type @t: its name, its members', values' or parameters' */
-static void names_zero(struct btf_type *t)
+/*
+ * every string offset of type @t (its name, its members', values' or
+ * parameters'), as libbpf's btf_type_visit_str_offs visits them, set to
+ * @map(@ctx, offset, @err), or to 0 without @map (a @map that cannot map
+ * an offset sets *@err)
+ */
+static void names_map(struct btf_type *t, uint32_t (*map)(void *ctx, uint32_t off, int *err),
+		      void *ctx, int *err)
 {
 	uint32_t i, stride = 0, n = btf_vlen(t);
 	char *e = (char *)(t + 1);
 
-	t->name_off = 0;
+	t->name_off = map ? map(ctx, t->name_off, err) : 0;
 	switch (btf_kind(t)) {
 	case BTF_KIND_STRUCT:
 	case BTF_KIND_UNION:
@@ -603,8 +622,54 @@ static void names_zero(struct btf_type *t)
 		n = 0;
 	}
 	/* (each of those records starts with its name_off) */
-	for (i = 0; i < n; i++)
-		*(uint32_t *)(e + (size_t)i * stride) = 0;
+	for (i = 0; i < n; i++) {
+		uint32_t *off = (uint32_t *)(e + (size_t)i * stride);
+
+		*off = map ? map(ctx, *off, err) : 0;
+	}
+}
+
+static void names_zero(struct btf_type *t)
+{
+	names_map(t, NULL, NULL, NULL);
+}
+
+int btf_raw__visit_ids(struct btf_type *t, int (*fn)(uint32_t *id, void *ctx), void *ctx)
+{
+	uint32_t i, n = btf_vlen(t);
+	int err = 0;
+
+	switch (btf_kind(t)) {
+	case BTF_KIND_PTR:
+	case BTF_KIND_TYPEDEF:
+	case BTF_KIND_VOLATILE:
+	case BTF_KIND_CONST:
+	case BTF_KIND_RESTRICT:
+	case BTF_KIND_FUNC:
+	case BTF_KIND_VAR:
+	case BTF_KIND_DECL_TAG:
+	case BTF_KIND_TYPE_TAG:
+		return fn(&t->type, ctx);
+	case BTF_KIND_ARRAY:
+		err = fn(&btf_array(t)->type, ctx);
+		return err ? err : fn(&btf_array(t)->index_type, ctx);
+	case BTF_KIND_STRUCT:
+	case BTF_KIND_UNION:
+		for (i = 0; i < n && !err; i++)
+			err = fn(&btf_members(t)[i].type, ctx);
+		return err;
+	case BTF_KIND_FUNC_PROTO:
+		err = fn(&t->type, ctx);
+		for (i = 0; i < n && !err; i++)
+			err = fn(&btf_params(t)[i].type, ctx);
+		return err;
+	case BTF_KIND_DATASEC:
+		for (i = 0; i < n && !err; i++)
+			err = fn(&btf_var_secinfos(t)[i].type, ctx);
+		return err;
+	default:
+		return 0;
+	}
 }
 
 /*
@@ -682,4 +747,43 @@ fail:
 	btf__free(btf);
 	btf_raw__free(r);
 	return NULL;
+}
+
+static int id_shift(uint32_t *id, void *ctx)
+{
+	if (*id)
+		*id += *(const uint32_t *)ctx;
+	return 0;
+}
+
+int btf_raw__append_records(struct btf *btf, const void *types, uint32_t len, uint32_t shift,
+			    uint32_t (*str)(void *ctx, uint32_t off, int *err), void *ctx)
+{
+	struct btf_type *rec = NULL, *unnamed = NULL;
+	uint32_t pos, sz, cap = 0, cap_unnamed = 0;
+	int got = 0;
+
+	for (pos = 0; pos < len; pos += sz) {
+		const struct btf_type *t = (const void *)((const char *)types + pos);
+
+		sz = btf_raw__record_size(t);
+		got = -ENOMEM;
+		if (d2b_grow(&rec, &cap, sz, 1) || d2b_grow(&unnamed, &cap_unnamed, sz, 1))
+			break;
+		memcpy(rec, t, sz);
+		btf_raw__visit_ids(rec, id_shift, &shift);
+		got = 0;
+		names_map(rec, str, ctx, &got);
+		if (got)
+			break;
+		memcpy(unnamed, rec, sz);
+		names_zero(unnamed);
+		got = btf__add_type(btf, btf, unnamed);
+		if (got < 0)
+			break;
+		memcpy((void *)btf__type_by_id(btf, (uint32_t)got), rec, sz);
+	}
+	free(rec);
+	free(unnamed);
+	return got < 0 ? got : 0;
 }

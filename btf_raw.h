@@ -7,8 +7,9 @@
  * batches of vmlinux; through libbpf's btf__add_* each call costs 100-170
  * instructions and each new string 850 (its hash map allocates an entry),
  * two thirds of the writer's time. Here a type is a few stores and a string
- * an open-addressing look-up, and btf_raw__to_btf() builds the libbpf BTF
- * later, on a batch's own thread.
+ * an open-addressing look-up. The records reach libbpf later: a vmlinux
+ * batch's deduplicated, on its own thread (btf_raw__append_records), split
+ * BTF's whole (btf_raw__to_btf).
  *
  * Same bytes: every btf_raw__add_* writes the record libbpf's btf__add_*
  * writes and returns what it returns, for the arguments the encoder passes
@@ -39,6 +40,8 @@ struct btf_raw;
  */
 struct btf_raw *btf_raw__new(const struct btf_base *base);
 void btf_raw__free(struct btf_raw *r);
+/* @r's type records and string index go: only its string section is left to read */
+void btf_raw__drop_types(struct btf_raw *r);
 
 /* how much a BTF holds: its type records' bytes, types and string bytes */
 struct btf_raw_room {
@@ -119,5 +122,22 @@ struct btf_raw *btf_raw__from_sections(const struct btf_base *base, const void *
  * Frees @r, its arrays as soon as they are copied.
  */
 struct btf *btf_raw__to_btf(struct btf_raw *r, int *err);
+
+/*
+ * fn(&id, @ctx) for every type id type record @t refers to, in libbpf's
+ * btf_type_visit_type_ids order; 0, or the first nonzero fn returned
+ */
+int btf_raw__visit_ids(struct btf_type *t, int (*fn)(uint32_t *id, void *ctx), void *ctx);
+
+/*
+ * Append the type records @types (@len bytes, whole records) to @btf, as
+ * btf__add_btf would append the BTF holding them: every nonzero type id
+ * plus @shift, every nonzero string offset @str(@ctx, offset, &err) (an
+ * offset @btf already holds the string at; @str sets err, and keeps it, for
+ * one it cannot map). The same btf__add_type trick as btf_raw__to_btf, so
+ * no string is looked up. 0 or -errno (then @btf holds some of them).
+ */
+int btf_raw__append_records(struct btf *btf, const void *types, uint32_t len, uint32_t shift,
+			    uint32_t (*str)(void *ctx, uint32_t off, int *err), void *ctx);
 
 #endif /* BTF_RAW_H */

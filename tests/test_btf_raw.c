@@ -16,7 +16,9 @@
  * types to make the writer's arrays and string set grow several times;
  * split BTF both on the base itself and on btf_base's stand-in, whose
  * result must have the same bytes, and be deduplicated by btf_dedup to
- * what btf__dedup makes of libbpf's.
+ * what btf__dedup makes of libbpf's. Last, the script's BTF is appended to
+ * a BTF that already holds types and strings, by btf__add_btf and by
+ * btf_raw__append_records (as a batch is merged), to the same bytes.
  */
 #include <bpf/btf.h>
 #include <errno.h>
@@ -246,6 +248,58 @@ static void compare(struct pair *p, struct btf *a, struct btf *b, const char *wh
 	}
 }
 
+/* @off of ctx[1] in ctx[0], which holds every string of ctx[1] */
+static uint32_t str_in(void *ctx, uint32_t off, int *err)
+{
+	struct btf **btfs = ctx;
+	int got;
+
+	if (!off)
+		return 0;
+	got = btf__find_str(btfs[0], btf__str_by_offset(btfs[1], off));
+	if (got < 0)
+		*err = got;
+	return got < 0 ? 0 : (uint32_t)got;
+}
+
+/*
+ * @src appended to two copies of a BTF holding types and strings, after
+ * its strings in order (as btf_batches merges a batch): by btf__add_btf,
+ * and by btf_raw__append_records
+ */
+static void append(struct pair *p, struct btf *src)
+{
+	struct btf *dst[2], *ctx[2];
+	const struct btf_header *hdr;
+	const char *raw, *s;
+	uint32_t size, i;
+
+	raw = btf__raw_data(src, &size);
+	hdr = (const void *)raw;
+	for (i = 0; i < 2; i++) {
+		dst[i] = btf__new_empty();
+		expect(p, 1, dst[i] ? btf__add_int(dst[i], "type_2", 4, 0) : -ENOMEM);
+		expect(p, 2, dst[i] ? btf__add_ptr(dst[i], 1) : -ENOMEM);
+		for (s = raw + hdr->hdr_len + hdr->str_off + 1;
+		     dst[i] && s < raw + hdr->hdr_len + hdr->str_off + hdr->str_len;
+		     s += strlen(s) + 1)
+			if (btf__add_str(dst[i], s) < 0)
+				expect(p, 0, -ENOMEM);
+	}
+	if (dst[0] && dst[1]) {
+		ctx[0] = dst[1];
+		ctx[1] = src;
+		expect(p, 3, btf__add_btf(dst[0], src));
+		expect(p, 0,
+		       btf_raw__append_records(dst[1], raw + hdr->hdr_len + hdr->type_off,
+					       hdr->type_len, btf__type_cnt(dst[1]) - 1, str_in,
+					       ctx));
+		compare(p, dst[0], dst[1], "appended");
+	}
+	btf__free(dst[0]);
+	btf__free(dst[1]);
+}
+
 /*
  * The script through libbpf and through btf_raw, compared; split BTF on
  * @base, through btf_base, with its stand-in for libbpf if @stand_in. Then
@@ -290,6 +344,8 @@ static void run(const char *what, struct btf *base, int rounds, bool stand_in)
 		compare(&p, p.l, own, "after btf_dedup");
 	if (!stand_in)
 		compare(&p, p.l, conv, "after btf__dedup");
+	if (!base)
+		append(&p, p.l);
 	btf__free(own);
 	btf__free(conv);
 	btf__free(p.l);
