@@ -82,19 +82,6 @@ static inline int d2b_grow(void *arr, uint32_t *cap, uint64_t need, size_t elem_
 void *d2b_map(size_t n, size_t *sz);
 
 /*
- * The collector (the main thread) and the encoder's writer are the threads
- * the run waits for; the loaders and the batch dedups only have to keep
- * ahead of them. So they run D2B_HELPER_NICE nicer: where the CPUs are busy
- * (-j above the number of CPUs, or other jobs of a parallel build), the
- * collector and the writer run first and the helpers take the rest.
- * Chosen by measurement (bench/tune.sh; Documentation/performance.md,
- * "Tuning knobs").
- */
-#ifndef D2B_HELPER_NICE
-#define D2B_HELPER_NICE 5
-#endif
-
-/*
  * Make the calling thread @delta nicer (Linux: nice is per thread). Best
  * effort: a failure only changes the timing, so it is ignored.
  */

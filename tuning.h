@@ -129,4 +129,19 @@
 #define BASE_MMAP_THRESHOLD (1u << 20)
 #endif
 
+/* ---- threads ----------------------------------------------------------- */
+
+/*
+ * The collector (the main thread) and the encoder's writer are the threads
+ * the run waits for; the loaders and the batch dedups only have to keep
+ * ahead of them. So they run D2B_HELPER_NICE nicer: where the CPUs are busy
+ * (-j above the number of CPUs, or other jobs of a parallel build), the
+ * collector and the writer run first and the helpers take the rest.
+ * Chosen by measurement (bench/tune.sh; Documentation/performance.md,
+ * "Tuning knobs").
+ */
+#ifndef D2B_HELPER_NICE
+#define D2B_HELPER_NICE 5
+#endif
+
 #endif /* TUNING_H */

@@ -7,15 +7,16 @@
 # tuning constant nor a speed-up may change a byte.
 #
 # Usage: bash bench/tune.sh --define NAME --values "V1 V2 ..." [--runs N]
-#                           [--jobs "1 2"] [--kernel 6.1|6.12]
+#                           [--jobs "1 2"] [--kernel 6.1|6.12|7.2]
 #        bash bench/tune.sh --revs "REV1 REV2 ..." [--runs N] [--jobs ...]
 #                           [--kernel ...]
 #
 #   --revs builds each git revision of this repository (a commit, a branch)
 #   from a temporary worktree.
 #
-# For a 16-CPU machine without packages or network, next to what
-# bench.sh --pack wrote there (the vmlinux and the libraries):
+# Each kernel is encoded with the flags its Kbuild passes pahole 1.30
+# (tests/lib.sh). For a 16-CPU machine without packages or network, next
+# to what bench.sh --pack wrote there (the vmlinux and the libraries):
 #        bash bench/tune.sh --pack DIR (--define ... | --revs ...)   # here
 #        bash bench/tune.sh --packed DIR [--runs N] [--jobs ...]     # there
 #   --pack builds as usual and puts the binaries into DIR/tune, measuring
@@ -34,6 +35,7 @@
 #   BTF_BATCH_SINGLE_UPTO   batch dedups at once: at least, at most, -j per
 #                           dedup in between, and the loaders running at
 #                           once up to which one is enough
+#   D2B_HELPER_NICE         how much nicer the loaders and batch dedups run
 #
 # Not a test: it asserts no timing. The tables in Documentation/performance.md
 # came from it, with the command lines it prints.
@@ -88,7 +90,7 @@ else
 fi
 [ ${#vals[@]} -gt 0 ] || die "--values or --revs wants at least one"
 for n in "${jobs[@]}"; do [[ $n =~ ^[0-9]+$ ]] || die "not a number: $n"; done
-case $kver in 6.1 | 6.12) ;; *) die "--kernel wants 6.1 or 6.12" ;; esac
+case $kver in 6.1 | 6.12 | 7.2) ;; *) die "--kernel wants 6.1, 6.12 or 7.2" ;; esac
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/dwarf2btf-tune.XXXXXX")
 trap 'rm -rf "$tmp"; git -C "$top" worktree prune' EXIT
@@ -122,16 +124,22 @@ if [ -n "$pack" ]; then
 elif [ -n "$packed" ]; then
 	log "unpacking $packed"
 	python3 "$top/bench/unpack.py" "$packed" "$tmp"
-	vmlinux=$tmp/vmlinux
+	vmlinux=$tmp/vmlinux-$kver
+	[ -f "$vmlinux" ] || die "$packed holds no $kver vmlinux (bench.sh --pack --kernels $kver)"
 	d2b() { echo "$tmp/tools/d2b/lib/ld-linux-x86-64.so.2 --library-path $tmp/tools/d2b/lib $packed/tune/$1"; }
 	cmdline+=" (builds: $(sed -n 4p "$packed/tune/labels"))"
 else
 	vmlinux=$CACHE/linux-$kver/vmlinux
 	d2b() { echo "$tmp/build-$1/dwarf2btf"; }
 fi
-# shellcheck disable=SC2054 # the commas are part of the argument
-flags=(--btf_features=encode_force,var,float,enum64,decl_tag,type_tag,optimized_func,consistent_func,decl_tag_kfuncs
-       --lang_exclude=rust)
+unset DWARF2BTF_PAHOLE_VERSION # (1.30's flags, and what dwarf2btf reproduces)
+# shellcheck source=tests/lib.sh
+. "$top/tests/lib.sh"
+case $kver in
+6.1) read -ra flags <<<"$FLAGS_61" ;;
+6.12) read -ra flags <<<"$FLAGS_612" ;;
+7.2) read -ra flags <<<"$FLAGS_72" ;;
+esac
 cat "$vmlinux" >/dev/null
 results=$tmp/results # lines: j size wall user sys rss_kib
 for j in "${jobs[@]}"; do
