@@ -5,10 +5,13 @@
 # process per module, $(nproc) at once), by pahole 1.30 and by dwarf2btf,
 # in turn, each output cmp'd with pahole's. A benchmark, not a test.
 #
-# Usage: bash bench/module-tree.sh [--runs N] [--build DIR]
+# Usage: bash bench/module-tree.sh [--runs N] [--build DIR] [--results FILE]
 #
-#   --runs N     rounds, each tool once a round (default 3); medians
-#   --build DIR  the build whose dwarf2btf runs (default build)
+#   --runs N        rounds, each tool once a round (default 3); medians
+#   --build DIR     the build whose dwarf2btf runs (default build)
+#   --results FILE  also append the numbers to FILE as bench/bench.sh
+#                   reports them: "tree TOOL WALL CPU RSS_KIB MODULE SLOWEST
+#                   SECONDS" lines and a "# tree: ..." note
 #
 # Prints, per tool, the median wall time of the whole tree, the CPU time
 # (user + system, every process), the largest peak RSS of one process, and
@@ -19,13 +22,17 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 runs=3
 build=$top/build
+results=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--runs) runs=${2:?}; shift 2 ;;
 	--build) build=${2:?}; shift 2 ;;
-	*) echo "usage: $0 [--runs N] [--build DIR]" >&2; exit 2 ;;
+	--results) results=${2:?}; shift 2 ;;
+	*) echo "usage: $0 [--runs N] [--build DIR] [--results FILE]" >&2; exit 2 ;;
 	esac
 done
+# pahole 1.30's flags and bytes, whatever release the environment names
+unset DWARF2BTF_PAHOLE_VERSION
 # shellcheck source=tests/lib.sh
 . "$top/tests/lib.sh"
 "$top/tests/fetch.sh" pahole130
@@ -64,8 +71,10 @@ while read -r ko; do
 done <"$tmp/list"
 
 median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
-echo "$(wc -l <"$tmp/list") modules of $(cat "$CACHE/linux-7.2/package"), $(nproc) at once," \
-	"$runs rounds; outputs differing from pahole 1.30's: $differ"
+what="$(wc -l <"$tmp/list") modules of \`$(cat "$CACHE/linux-7.2/package")\`, a process each"
+what+=" with 7.2's flags and the bare -j, $(nproc) at once, $runs round(s)"
+echo "$what; outputs differing from pahole 1.30's: $differ"
+[ -z "$results" ] || echo "# tree: $what; outputs differing from pahole 1.30's: $differ" >>"$results"
 for tool in pahole dwarf2btf; do
 	wall=$(median <"$tmp/$tool.wall")
 	cpu=$(for ((r = 1; r <= runs; r++)); do
@@ -74,6 +83,11 @@ for tool in pahole dwarf2btf; do
 	slow=$(cat "$tmp/$tool".[0-9]* | sort -k1 -n | tail -1 | awk '{ print $5 " " $1 " s" }')
 	printf '%s: wall %.1f s, CPU %.1f s, largest peak RSS %s, slowest %s\n' \
 		"$tool" "$wall" "$cpu" "$rss" "$slow"
+	[ -z "$results" ] || cat "$tmp/$tool".[0-9]* | sort -k4 -n | tail -1 | {
+		read -r _ _ _ rss_kib rss_ko
+		read -r slow_s slow_ko < <(cat "$tmp/$tool".[0-9]* | sort -k1 -n | tail -1 | awk '{ print $1, $5 }')
+		echo "tree $tool $wall $cpu $rss_kib $rss_ko $slow_ko $slow_s" >>"$results"
+	}
 	echo "$wall $cpu" >"$tmp/$tool.sum"
 done
 read -r pw pc <"$tmp/pahole.sum"
