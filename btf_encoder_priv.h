@@ -1,0 +1,211 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * btf_encoder's private interface: the structs its files share and the
+ * functions one of them calls in another. btf_encoder_single.c has the
+ * encoder (types, variables, the writer, batches and the merge, the
+ * end); btf_funcs.c has the functions (saved as CUs are written, emitted
+ * at the end). The public API is btf_encoder_single.h. Everything here is
+ * the collector's or its writer's, as marked on each field.
+ */
+#ifndef BTF_ENCODER_PRIV_H
+#define BTF_ENCODER_PRIV_H
+
+#include <bpf/btf.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "btf_encoder_single.h"
+#include "btf_raw.h"
+#include "packed_structs.h"
+#include "tuning.h"
+
+struct btf_base;
+struct cu;
+struct elf_function;
+
+/*
+ * A saved function keeps string offsets, not the DWARF's string pointers:
+ * its names were added when it was saved, and .debug_info (where short names
+ * live) has been released from memory by the time functions are emitted.
+ */
+struct saved_param {
+	uint32_t name_off; /* 0: no name (vararg) */
+	uint32_t type;
+};
+
+struct saved_annot {
+	uint32_t value_off;
+	int32_t component_idx;
+};
+
+struct func_state {
+	struct elf_function *elf;
+	uint32_t batch; /* types and string offsets are the batch's until merged */
+	uint32_t ret_type;
+	uint32_t first_param, nr_params; /* into enc->params */
+	uint32_t first_annot, nr_annots; /* into enc->annots */
+	uint64_t addr; /* its DW_AT_low_pc */
+	bool unexpected_reg;
+	bool optimized_parms, reordered_parm, signature_changed; /* pahole 1.32 */
+	bool uncertain_loc; /* pahole 1.32: a packed struct on the stack (packed_structs.c) */
+};
+
+/* a FUNC_PROTO that emit_func added: the function that has it, its id */
+struct proto_slot {
+	uint32_t hash; /* 0: free; the slot from its upper 31 bits */
+	uint32_t func; /* into enc->funcs */
+	int id;
+};
+
+/* funcs__emit's FUNC_PROTOs by content (func_proto): at most 3/4 full */
+struct proto_table {
+	struct proto_slot *slots;
+	uint32_t cap, nr; /* cap: 0 or a power of two */
+};
+
+struct secinfo {
+	uint32_t type;
+	uint32_t offset;
+	uint32_t size;
+	uint32_t batch;
+};
+
+struct sec_vars {
+	struct secinfo *recs;
+	uint32_t nr, cap;
+};
+
+/*
+ * Values by address, for addresses inside .debug_str (read-only while we run,
+ * so an address always names the same string): open addressing, Fibonacci
+ * hashed. Used for names' BTF string offsets and for ELF function look-ups.
+ */
+struct addr_slot {
+	const void *key; /* NULL: free */
+	uintptr_t val;
+};
+
+struct addr_cache {
+	struct addr_slot *slots;
+	uint32_t cap, nr; /* cap: 0 or a power of two */
+};
+
+/*
+ * One CU as the collector planned it, for the writer: the ids of its types
+ * and what else the writer adds.
+ */
+struct cu_plan {
+	struct cu *cu;
+	uint32_t *ids; /* [i]: BTF id of the CU's type i (0: void) */
+	uint32_t cap_ids;
+	uint32_t first_new; /* the first id the CU adds */
+	uint32_t end; /* btf__type_cnt() once the CU is written */
+	uint32_t array_index_id;
+	int err; /* planning failed: report it in order and stop */
+	bool excluded; /* nothing to write */
+	bool start_batch; /* the CU starts a new batch */
+	bool add_index_int; /* the CU adds the array index type "int" */
+	bool index_type_new; /* the CU gives the BTF its array index type */
+	bool close_batch; /* the batch is full after the CU */
+	bool stop; /* the last CU: the writer fails on it (invalid variable) */
+};
+
+/* the collector's view of the BTF being filled: ids it will have */
+struct planner {
+	bool batch_open; /* a batch is being filled (always, without batches) */
+	bool has_index_type; /* the BTF has the array index type */
+	bool have_index_copy; /* later batches start with a copy of it */
+	uint32_t array_index_id;
+	uint32_t next_id; /* btf__type_cnt() once the CUs planned so far are written */
+};
+
+/*
+ * The writer thread and the ring of plans between it and the collector:
+ * the collector fills slots[(head + nr) % WRITER_SLOTS], the writer
+ * empties slots[head]; a slot's contents belong to whichever side holds it.
+ */
+struct writer {
+	pthread_t thread;
+	bool running; /* collector only */
+	void (*done)(void *ctx, struct cu *cu); /* the writer is done with a CU */
+	void *done_ctx;
+	pthread_mutex_t lock;
+	pthread_cond_t changed; /* a slot filled or emptied, or the end */
+	struct cu_plan slots[WRITER_SLOTS];
+	unsigned int head, nr; /* lock */
+	bool end; /* lock: no more plans */
+	int err; /* lock: the writer's first error */
+};
+
+struct btf_encoder {
+	const struct d2b_conf *conf;
+	struct elf_symtab *es;
+	const char *path;
+	struct btf_base *base; /* split BTF: the base; NULL otherwise */
+	struct btf *btf; /* the merged BTF (or the one BTF), once the writer is done */
+	struct btf_batches *batches; /* NULL: one BTF (split BTF) */
+	uint32_t nr_batches; /* handed over */
+	uint32_t *batch_ids; /* the batch's ids that functions and DATASECs use */
+	uint32_t nr_batch_ids, cap_batch_ids;
+	struct btf_raw *index_type; /* a copy of the array index type, for new batches */
+	struct btf_raw_room batch_room; /* the last batch's: the next one's room */
+	uint32_t nr_types_encoded; /* over all batches, less their copies */
+	const char *str_lo, *str_hi; /* .debug_str, for the caches; or NULL */
+	struct addr_cache strs; /* BTF string offset of a name in .debug_str */
+	struct addr_cache short_strs; /* the same, for names of 1-7 bytes, by content */
+	struct planner plan; /* collector */
+	struct writer w;
+	/* the writer's, from here on */
+	struct btf_raw *raw; /* the batch being filled, or the one BTF; NULL between batches */
+	const uint32_t *ids; /* the plan's ids of the CU being written */
+	uint32_t array_index_id; /* and its array index type */
+	struct btf_raw_field *fields; /* encode_struct()'s members */
+	uint32_t cap_fields;
+
+	struct func_state *funcs;
+	uint32_t nr_funcs, cap_funcs;
+	struct saved_param *params;
+	uint32_t nr_params, cap_params;
+	struct saved_annot *annots;
+	uint32_t nr_annots, cap_annots;
+
+	struct sec_vars *secs; /* per ELF section index */
+	struct packed_memo packed; /* the writer's: the CU's structs inferred packed or not */
+	struct btf_encoder_stats stats;
+};
+
+/* libbpf's modifiable copy of type @id: names are set by offset there */
+static inline struct btf_type *btf_type_mut(struct btf *btf, int id)
+{
+	return (struct btf_type *)btf__type_by_id(btf, (uint32_t)id);
+}
+
+/* ---- btf_encoder_single.c: names and records --------------------------- */
+
+/* the BTF string offset of @s (0 for no name), adding it if new; or -errno */
+int enc__str(struct btf_encoder *enc, const char *s);
+/* type @id of the merged BTF; a base type is read from the base itself */
+const struct btf_type *enc__type(const struct btf_encoder *enc, uint32_t id);
+/* the string at @off of the merged BTF; a base string is read from the base */
+const char *enc__str_at(const struct btf_encoder *enc, uint32_t off);
+/* name @s's offset in the merged BTF, as btf__add_str gives it; or -errno */
+int enc__tail_str(struct btf_encoder *enc, const char *s);
+/* record @t (and @extra bytes after it) appended to the merged BTF: its id, or -errno */
+int enc__add_record(struct btf_encoder *enc, const struct btf_type *t, size_t extra);
+/* a parameter of the last FUNC_PROTO @proto, named by offset @off */
+int enc__add_func_param_off(struct btf_encoder *enc, int proto, uint32_t off, uint32_t type);
+/* type @id of the batch is used by a function or DATASEC: keep track of it */
+int enc__batch_use(struct btf_encoder *enc, uint32_t id);
+
+/* ---- btf_funcs.c ------------------------------------------------------- */
+
+/* the writer: save @cu's functions (func_save); 0 or -errno */
+int funcs__save(struct btf_encoder *enc, const struct cu *cu);
+/* the saved functions by ELF function, stably; 0 or -errno */
+int funcs__sort(struct btf_encoder *enc);
+/* the saved functions, sorted and mapped to the merged BTF, as FUNCs; 0 or -errno */
+int funcs__emit(struct btf_encoder *enc);
+
+#endif /* BTF_ENCODER_PRIV_H */
