@@ -101,7 +101,7 @@ static bool func_savable(const struct cu *cu, const struct cu_func *fn)
  * The workers look up each function's ELF symbol (a binary search over the
  * sorted symbols: read-only, so any number at once), which used to be a
  * tenth of the collector's time; only what must be in CU order, a prefix
- * match's alias, is left to the collector (funcs__save).
+ * match's alias, is left to the writer (funcs__save).
  */
 static void match_funcs(const struct btf_encoder *enc, struct cu *cu)
 {
