@@ -702,7 +702,24 @@ static void types_release(struct btf_raw *r, uint32_t *done, uint32_t upto)
  * its names zeroed (nothing is looked up, so no BTF is read: the one being
  * filled stands in as the source) and then written over with the record as
  * it is. btf__add_type keeps type ids as they are, as split BTF needs.
+ * Record @t (@sz bytes) so appended to @btf, its unnamed copy made in
+ * *@scratch: its id in @btf, or -errno.
  */
+static int add_as_is(struct btf *btf, const struct btf_type *t, uint32_t sz,
+		     struct btf_type **scratch, uint32_t *cap)
+{
+	int id;
+
+	if (d2b_grow(scratch, cap, sz, 1))
+		return -ENOMEM;
+	memcpy(*scratch, t, sz);
+	names_zero(*scratch);
+	id = btf__add_type(btf, btf, *scratch);
+	if (id >= 0)
+		memcpy((void *)btf__type_by_id(btf, (uint32_t)id), t, sz);
+	return id;
+}
+
 struct btf *btf_raw__to_btf(struct btf_raw *r, int *err)
 {
 	struct btf_type *scratch = NULL;
@@ -725,15 +742,9 @@ struct btf *btf_raw__to_btf(struct btf_raw *r, int *err)
 		const char *t = r->types + r->offs[i];
 		uint32_t sz = (i + 1 < r->nr_types ? r->offs[i + 1] : r->types_len) - r->offs[i];
 
-		got = -ENOMEM;
-		if (d2b_grow(&scratch, &cap, sz, 1))
-			goto fail;
-		memcpy(scratch, t, sz);
-		names_zero(scratch);
-		got = btf__add_type(btf, btf, scratch);
+		got = add_as_is(btf, (const struct btf_type *)t, sz, &scratch, &cap);
 		if (got != (int)(r->start_id + i))
 			goto fail;
-		memcpy((void *)btf__type_by_id(btf, (uint32_t)got), t, sz);
 		types_release(r, &released, r->offs[i] + sz);
 	}
 	free(scratch);
@@ -759,31 +770,24 @@ static int id_shift(uint32_t *id, void *ctx)
 int btf_raw__append_records(struct btf *btf, const void *types, uint32_t len, uint32_t shift,
 			    uint32_t (*str)(void *ctx, uint32_t off, int *err), void *ctx)
 {
-	struct btf_type *rec = NULL, *unnamed = NULL;
-	uint32_t pos, sz, cap = 0, cap_unnamed = 0;
-	int got = 0;
+	struct btf_type *scratch = NULL;
+	uint32_t pos, sz, cap = 0;
+	int id, err = 0;
 
-	for (pos = 0; pos < len; pos += sz) {
+	for (pos = 0; pos < len && !err; pos += sz) {
 		const struct btf_type *t = (const void *)((const char *)types + pos);
+		struct btf_type *rec;
 
 		sz = btf_raw__record_size(t);
-		got = -ENOMEM;
-		if (d2b_grow(&rec, &cap, sz, 1) || d2b_grow(&unnamed, &cap_unnamed, sz, 1))
+		id = add_as_is(btf, t, sz, &scratch, &cap);
+		if (id < 0) {
+			err = id;
 			break;
-		memcpy(rec, t, sz);
+		}
+		rec = (struct btf_type *)btf__type_by_id(btf, (uint32_t)id);
 		btf_raw__visit_ids(rec, id_shift, &shift);
-		got = 0;
-		names_map(rec, str, ctx, &got);
-		if (got)
-			break;
-		memcpy(unnamed, rec, sz);
-		names_zero(unnamed);
-		got = btf__add_type(btf, btf, unnamed);
-		if (got < 0)
-			break;
-		memcpy((void *)btf__type_by_id(btf, (uint32_t)got), rec, sz);
+		names_map(rec, str, ctx, &err);
 	}
-	free(rec);
-	free(unnamed);
-	return got < 0 ? got : 0;
+	free(scratch);
+	return err;
 }
