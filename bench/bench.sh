@@ -114,13 +114,6 @@ trap 'rm -rf "$tmp"' EXIT
 unset DWARF2BTF_PAHOLE_VERSION
 # shellcheck source=tests/lib.sh
 . "$top/tests/lib.sh"
-kflags() {
-	case $1 in
-	6.1) echo "$FLAGS_61" ;;
-	6.12) echo "$FLAGS_612" ;;
-	7.2) echo "$FLAGS_72" ;;
-	esac
-}
 tools="d2b p130 p124 floor"
 declare -A name=([d2b]=dwarf2btf [p130]="pahole 1.30" [p124]="pahole 1.24"
 		 [floor]="floor (dwarf_walk)")
@@ -281,7 +274,7 @@ else
 	# run_one KERNEL TOOL J : one timed run, its numbers appended to $results
 	run_one() {
 		local k=$1 tool=$2 j=$3 cmd flags
-		read -ra flags <<<"$(kflags "$k")"
+		read -ra flags <<<"$(kbuild_flags "$k")"
 		case $tool in
 		d2b) cmd=("${d2b[@]}" -J "-j$j" "${flags[@]}" "--btf_encode_detached=$tmp/d2b.btf" "${vmlinux[$k]}") ;;
 		p130) cmd=("$p130" -J "-j$j" "${flags[@]}" "--btf_encode_detached=$tmp/p130.btf" "${vmlinux[$k]}") ;;
@@ -314,7 +307,7 @@ else
 		log "input ${vmlinux[$k]} (${package[$k]}); reading it into the page cache"
 		cat "${vmlinux[$k]}" >/dev/null
 		echo "# input $k: \`${package[$k]}\` ($(stat -c %s "${vmlinux[$k]}") bytes of vmlinux)" >>"$results"
-		echo "# flags $k: $(kflags "$k")" >>"$results"
+		echo "# flags $k: $(kbuild_flags "$k")" >>"$results"
 		for j in "${jobs[@]}"; do
 			for ((r = 1; r <= runs; r++)); do
 				for tool in $tools; do
@@ -328,7 +321,7 @@ else
 			done
 		done
 		# where the time goes at the largest -j: dwarf2btf's -V phase report
-		read -ra flags <<<"$(kflags "$k")"
+		read -ra flags <<<"$(kbuild_flags "$k")"
 		"${d2b[@]}" -V -J "-j${jobs[-1]}" "${flags[@]}" "--btf_encode_detached=$tmp/v.btf" "${vmlinux[$k]}" \
 			2>&1 | grep -v 'not supported, ignored' | sed "s/^/# phases $k: /" >>"$results"
 	done

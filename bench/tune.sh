@@ -135,11 +135,7 @@ fi
 unset DWARF2BTF_PAHOLE_VERSION # (1.30's flags, and what dwarf2btf reproduces)
 # shellcheck source=tests/lib.sh
 . "$top/tests/lib.sh"
-case $kver in
-6.1) read -ra flags <<<"$FLAGS_61" ;;
-6.12) read -ra flags <<<"$FLAGS_612" ;;
-7.2) read -ra flags <<<"$FLAGS_72" ;;
-esac
+read -ra flags <<<"$(kbuild_flags "$kver")"
 cat "$vmlinux" >/dev/null
 results=$tmp/results # lines: j size wall user sys rss_kib
 for j in "${jobs[@]}"; do

@@ -29,6 +29,15 @@ FLAGS_72="--btf_features=$FEATURES_612,decl_tag_kfuncs --btf_features=attributes
 # the 6.12 set plus global_var: a VAR for every variable, not only per-CPU ones
 FLAGS_GLOBALVAR="--btf_features=$FEATURES_612,decl_tag_kfuncs,global_var --lang_exclude=rust"
 
+# kbuild_flags VER: the flags kernel VER's own Kbuild passes (6.1, 6.12 or 7.2)
+kbuild_flags() {
+	case $1 in
+	6.1) echo "$FLAGS_61" ;;
+	6.12) echo "$FLAGS_612" ;;
+	7.2) echo "$FLAGS_72" ;;
+	esac
+}
+
 # module_compare LABEL KO BASE FLAGS: KO's split BTF against BASE with the
 # flag set FLAGS, by pahole 1.30 and by $D2B (-j1, -j2 and -j3 in turn, all
 # three for the largest modules, xfs, btrfs and mlx5_core; then --exact,
