@@ -6,13 +6,16 @@ quartiles) and minor page faults per build and -j, as a Markdown table on
 standard output. Every output is compared with the first build's; a
 difference stops the run.
 
-Usage: python3 bench/compare.py [--runs N] [--jobs "1 2"] [--kernel 6.1|6.12]
+Usage: python3 bench/compare.py [--runs N] [--jobs "1 2"] [--kernel 6.1|6.12|7.2]
                                 [--module NAME] [--phases]
                                 LABEL=[NAME=VALUE,...:]BINARY ...
 
   e.g. python3 bench/compare.py --runs 7 --jobs "1 2 4" \\
            old=/tmp/old/dwarf2btf new=build/dwarf2btf \\
            thp=GLIBC_TUNABLES=glibc.malloc.hugetlb=1:build/dwarf2btf
+
+Each kernel is encoded with the flags its own Kbuild passes pahole 1.30
+(tests/lib.sh's kbuild_flags), as bench/bench.sh does.
 
 --module NAME encodes that cached module of the kernel (NAME.ko, see
 tests/fetch.sh) as split BTF against its vmlinux (--btf_base), as a kernel
@@ -38,8 +41,16 @@ import sys
 import tempfile
 import time
 
-FLAGS = ["--btf_features=encode_force,var,float,enum64,decl_tag,type_tag,"
-         "optimized_func,consistent_func,decl_tag_kfuncs", "--lang_exclude=rust"]
+TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def kbuild_flags(kernel):
+    """the flags @kernel's Kbuild passes pahole 1.30: tests/lib.sh's kbuild_flags"""
+    out = subprocess.run(["bash", "-c", '. "$1/tests/lib.sh" && kbuild_flags "$2"', "-",
+                          TOP, kernel], check=True, capture_output=True, text=True).stdout
+    if not out.strip():
+        sys.exit("compare.py: no Kbuild flags known for kernel %s" % kernel)
+    return out.split()
 
 
 PHASES = ["open", "encode", "merge", "funcs", "dedup", "write"]
@@ -70,7 +81,7 @@ def run_one(a, label, settings, binary, j, base, target, out, first, first_label
     env = dict(os.environ, **settings)
     with tempfile.TemporaryFile("w+") as err:
         t0 = time.monotonic()
-        p = subprocess.Popen([binary, "-J", "-j" + j] + (["-V"] if a.phases else []) + FLAGS
+        p = subprocess.Popen([binary, "-J", "-j" + j] + (["-V"] if a.phases else []) + a.flags
                              + base + ["--btf_encode_detached=" + out, target],
                              env=env, stderr=err)
         _, status, ru = os.wait4(p.pid, 0)
@@ -110,6 +121,7 @@ def main():
                  if a.module == "all" else [a.module])
         targets = [os.path.join(moddir, n + ".ko") for n in names]
         base = ["--btf_base", vmlinux]
+    a.flags = kbuild_flags(a.kernel)
     builds = [parse_build(b) for b in a.builds]
     jobs = a.jobs.split()
     res, phases = {}, {}
