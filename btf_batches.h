@@ -51,9 +51,9 @@ struct btf_batches *btf_batches__new(unsigned int max_running);
 void btf_batches__free(struct btf_batches *bb);
 
 /*
- * Hand over @raw, the BTF of whole CUs, and start its thread, which makes it
- * a libbpf BTF (btf_raw__to_btf) and deduplicates it (after waiting while
- * max_running dedups run). @ids (taken over too, malloc'ed or NULL) are its
+ * Hand over @raw, the BTF of whole CUs, and start its thread, which
+ * deduplicates it (btf_dedup, straight from @raw; the collector waits first
+ * while max_running dedups run) and appends it to the merged BTF. @ids (taken over too, malloc'ed or NULL) are its
  * type ids that the encoder will refer to later, in any order, repeats
  * allowed. Returns its batch number, or -errno (and frees @raw and @ids).
  */
