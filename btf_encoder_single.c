@@ -63,7 +63,6 @@
 #include <elf.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <libgen.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -1296,7 +1295,7 @@ int btf_encoder__write_raw(struct btf_encoder *enc, const char *path)
 {
 	const void *data;
 	uint32_t size;
-	char *tmp, *dir_copy, *target = NULL;
+	char *tmp, *target = NULL;
 	struct stat st;
 	int fd, err = 0;
 
@@ -1310,23 +1309,12 @@ int btf_encoder__write_raw(struct btf_encoder *enc, const char *path)
 		if (target)
 			path = target;
 	}
-	dir_copy = strdup(path);
-	if (!dir_copy || asprintf(&tmp, "%s/.%s.XXXXXX", dirname(dir_copy),
-				  strrchr(path, '/') ? strrchr(path, '/') + 1 : path) < 0) {
-		free(dir_copy);
-		return -ENOMEM;
-	}
-	free(dir_copy);
-	fd = mkstemp(tmp);
-	if (fd >= 0)
-		tmpfiles__add(tmp);
+	fd = tmpfiles__create_next_to(path, "out", &tmp);
 	if (fd < 0) {
-		err = -errno;
 		pr_warn("%s: cannot create a temporary file next to it: %s\n", path,
-			strerror(errno));
-		free(tmp);
+			strerror(-fd));
 		free(target);
-		return err;
+		return fd;
 	}
 	err = d2b_write_all(fd, data, size);
 	/* pahole creates its output with mode 0640 (less the umask) */

@@ -20,7 +20,6 @@
 #include <pthread.h>
 #include <signal.h>
 #include <gelf.h>
-#include <libgen.h>
 #include <spawn.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -34,29 +33,6 @@
 #include "tmpfiles.h"
 
 extern char **environ;
-
-/* a temporary file next to @path: "<dir>/.<base>.<tag>.XXXXXX" */
-static int tmp_next_to(const char *path, const char *tag, char **tmp)
-{
-	char *d = strdup(path), *b = strdup(path);
-	int fd = -ENOMEM;
-
-	if (d && b && asprintf(tmp, "%s/.%s.%s.XXXXXX", dirname(d), basename(b), tag) >= 0) {
-		fd = mkstemp(*tmp);
-		if (fd < 0) {
-			fd = -errno;
-			free(*tmp);
-			*tmp = NULL;
-		} else {
-			tmpfiles__add(*tmp);
-		}
-	} else {
-		*tmp = NULL;
-	}
-	free(d);
-	free(b);
-	return fd;
-}
 
 static int copy_file(int in, int out, off_t size)
 {
@@ -235,7 +211,7 @@ int elf_btf__write_in_place(const char *name, const void *btf, size_t size)
 		pr_warn("%s: %s\n", name, strerror(errno));
 		goto out;
 	}
-	out = tmp_next_to(path, "tmp", &copy);
+	out = tmpfiles__create_next_to(path, "tmp", &copy);
 	if (out < 0) {
 		err = out;
 		pr_warn("%s: cannot create a temporary copy next to it: %s\n", name, strerror(-err));
@@ -271,7 +247,7 @@ int elf_btf__write_in_place(const char *name, const void *btf, size_t size)
 			err = -ENOENT;
 			goto out;
 		}
-		bfd = tmp_next_to(path, "btf", &btf_tmp);
+		bfd = tmpfiles__create_next_to(path, "btf", &btf_tmp);
 		err = bfd < 0 ? bfd : d2b_write_all(bfd, btf, size);
 		if (!err && close(bfd) < 0)
 			err = -errno;

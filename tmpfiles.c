@@ -8,8 +8,12 @@
  * around each change, and read by the handler, which uses only
  * async-signal-safe calls (unlink, signal, raise).
  */
+#include <errno.h>
+#include <libgen.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -82,4 +86,27 @@ void tmpfiles__del(const char *path)
 		if (tmp_paths[i] == path)
 			tmp_paths[i] = NULL;
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+int tmpfiles__create_next_to(const char *path, const char *tag, char **tmp)
+{
+	char *d = strdup(path), *b = strdup(path);
+	int fd = -ENOMEM;
+
+	*tmp = NULL;
+	if (d && b && asprintf(tmp, "%s/.%s.%s.XXXXXX", dirname(d), basename(b), tag) < 0)
+		*tmp = NULL;
+	if (*tmp) {
+		fd = mkstemp(*tmp);
+		if (fd < 0) {
+			fd = -errno;
+			free(*tmp);
+			*tmp = NULL;
+		} else {
+			tmpfiles__add(*tmp);
+		}
+	}
+	free(d);
+	free(b);
+	return fd;
 }

@@ -16,5 +16,11 @@ void tmpfiles__init(void);
 /* @path (kept by the caller until unregistered) is removed on a signal */
 void tmpfiles__add(const char *path);
 void tmpfiles__del(const char *path);
+/*
+ * Create "<dir>/.<base>.<tag>.XXXXXX" next to @path, in its directory so a
+ * rename() moves it over @path, and register it (tmpfiles__add). Returns
+ * its descriptor, with the malloc'ed name in *@tmp, or -errno (*@tmp NULL).
+ */
+int tmpfiles__create_next_to(const char *path, const char *tag, char **tmp);
 
 #endif /* TMPFILES_H */
