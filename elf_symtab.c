@@ -430,6 +430,17 @@ bool elf_function__optimized_at(const struct elf_function *fn, uint64_t addr)
 }
 
 /* the symbols of .symtab (@scn); a malformed table is one line naming @path */
+/* the STT_OBJECT symbols of the @nr in @data, each one it cannot read counted too */
+static size_t symtab_nr_objects(Elf_Data *data, size_t nr)
+{
+	size_t i, n = 0;
+	GElf_Sym sym;
+
+	for (i = 0; i < nr; i++)
+		n += !gelf_getsym(data, (int)i, &sym) || GELF_ST_TYPE(sym.st_info) == STT_OBJECT;
+	return n;
+}
+
 static int symtab_read_symbols(struct elf_symtab *es, const char *path, Elf_Scn *scn, GElf_Shdr *sh)
 {
 	Elf_Data *data = elf_getdata(scn, NULL), *xdata = NULL;
@@ -453,8 +464,9 @@ static int symtab_read_symbols(struct elf_symtab *es, const char *path, Elf_Scn 
 		if (gelf_getshdr(x, &xsh) && xsh.sh_type == SHT_SYMTAB_SHNDX)
 			xdata = elf_getdata(x, NULL);
 	}
+	/* the objects' table at most half full, sized by the objects alone */
 	es->objs_cap = 1024;
-	while (es->objs_cap < nr * 2)
+	while (es->objs_cap < symtab_nr_objects(data, nr) * 2)
 		es->objs_cap *= 2;
 	es->objs = calloc(es->objs_cap, sizeof(*es->objs));
 	if (!es->objs)
