@@ -6,23 +6,20 @@
  * one it makes the base modifiable: it copies the base's types and
  * strings and hashes every string, one allocation each. For a kernel
  * module that is most of the work (callgrind on 7.2's ah4.ko: 115 M of
- * 249 M instructions, copying and freeing). So the encoder does not give
- * libbpf the base. Its strings are indexed here, once (an open-addressing
- * table of offsets), and libbpf builds the split BTF on a stand-in: as
- * many types (FWDs) and a string section as long, so every id and string
- * offset of the split BTF is the same, holding one long string that no
- * name equals, so that libbpf's look-ups there find nothing. The encoder
- * then never hands libbpf a name the base holds (btf_base__find_str tells
- * it which), and reads base types and strings from the real base.
+ * 249 M instructions, copying and freeing). So libbpf never builds a
+ * module's split BTF: btf_raw does, btf_dedup deduplicates it and
+ * btf_raw__raw_data writes it. The base's strings are indexed here, once
+ * (an open-addressing table of offsets), for btf_raw's look-ups, and its
+ * types and strings are read where they are.
  *
- * --exact keeps libbpf's own path: the split BTF built on the real base.
- * The tests compare the two on every module they have.
+ * --exact keeps libbpf's own path: the split BTF built by libbpf on the
+ * base and deduplicated by btf__dedup. The tests compare the two on every
+ * module they have.
  */
 #include <bpf/btf.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "btf_base.h"
 #include "btf_raw.h"
@@ -30,9 +27,8 @@
 
 struct btf_base {
 	struct btf *base;
-	struct btf *stand_in; /* or NULL: libbpf gets the base */
 	const char *strs; /* the base's string section */
-	char *strs_copy; /* without a stand-in: strs, copied (libbpf moves its own) */
+	char *strs_copy; /* libbpf splits: strs, copied (libbpf moves its own) */
 	uint32_t str_len, type_cnt;
 	uint32_t *slots; /* string offset + 1 by hash; 0: free */
 	uint32_t mask;
@@ -80,42 +76,7 @@ static int strs_index(struct btf_base *b)
 	return 0;
 }
 
-/*
- * As many FWDs as the base has types, and a string section as long. Built
- * in a mapping of its own: libbpf copies it, and it goes back at once
- * rather than staying in the malloc arena, a small module's peak.
- */
-static struct btf *stand_in_new(const struct btf_base *b)
-{
-	size_t types = (size_t)(b->type_cnt - 1) * sizeof(struct btf_type);
-	size_t size = sizeof(struct btf_header) + types + b->str_len;
-	struct btf_header *hdr;
-	struct btf_type *t;
-	struct btf *btf;
-	char *strs;
-	uint32_t i;
-
-	hdr = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (hdr == MAP_FAILED)
-		return NULL;
-	*hdr = (struct btf_header){ .magic = BTF_MAGIC,
-				    .version = BTF_VERSION,
-				    .hdr_len = sizeof(*hdr),
-				    .type_len = (uint32_t)types,
-				    .str_off = (uint32_t)types,
-				    .str_len = b->str_len };
-	t = (struct btf_type *)(hdr + 1);
-	for (i = 0; i + 1 < b->type_cnt; i++)
-		t[i].info = BTF_RAW_INFO(BTF_KIND_FWD, 0, 0);
-	strs = (char *)t + types;
-	if (b->str_len > 2)
-		memset(strs + 1, 'a', b->str_len - 2);
-	btf = btf__new(hdr, (uint32_t)size);
-	munmap(hdr, size);
-	return btf;
-}
-
-struct btf_base *btf_base__new(struct btf *base, bool stand_in, int *err)
+struct btf_base *btf_base__new(struct btf *base, bool libbpf_splits, int *err)
 {
 	struct btf_base *b = calloc(1, sizeof(*b));
 
@@ -126,11 +87,12 @@ struct btf_base *btf_base__new(struct btf *base, bool stand_in, int *err)
 	b->type_cnt = btf__type_cnt(base);
 	*err = strs_read(b);
 	/*
-	 * Without a stand-in libbpf looks strings up in the base: it makes it
-	 * modifiable, and each look-up may move its strings (libbpf stages the
-	 * string it looks for at their end). So they are read from a copy.
+	 * Split BTF built by libbpf looks its strings up in the base: libbpf
+	 * makes it modifiable, and each look-up may move its strings (libbpf
+	 * stages the string it looks for at their end). So they are read from
+	 * a copy.
 	 */
-	if (!*err && !stand_in) {
+	if (!*err && libbpf_splits) {
 		b->strs_copy = malloc(b->str_len ? b->str_len : 1);
 		if (b->strs_copy)
 			b->strs = memcpy(b->strs_copy, b->strs, b->str_len);
@@ -139,10 +101,6 @@ struct btf_base *btf_base__new(struct btf *base, bool stand_in, int *err)
 	}
 	if (!*err)
 		*err = strs_index(b);
-	if (!*err && stand_in) {
-		b->stand_in = stand_in_new(b);
-		*err = b->stand_in ? 0 : -ENOMEM;
-	}
 	if (*err) {
 		btf_base__free(b);
 		return NULL;
@@ -154,7 +112,6 @@ void btf_base__free(struct btf_base *b)
 {
 	if (!b)
 		return;
-	btf__free(b->stand_in);
 	free(b->strs_copy);
 	free(b->slots);
 	free(b);
@@ -163,11 +120,6 @@ void btf_base__free(struct btf_base *b)
 struct btf *btf_base__btf(const struct btf_base *b)
 {
 	return b->base;
-}
-
-struct btf *btf_base__libbpf(const struct btf_base *b)
-{
-	return b->stand_in ? b->stand_in : b->base;
 }
 
 int btf_base__find_str(const struct btf_base *b, const char *s)

@@ -652,30 +652,8 @@ static int dedup_compact(struct dedup *d, uint8_t *out, uint32_t *len)
 	return 0;
 }
 
-static bool host_big_endian(void)
-{
-	return __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__;
-}
-
-/* @btf's split types and strings, raw, in the host's byte order */
-static int split_raw(struct btf *btf, const struct btf_header **hdr, size_t *size)
-{
-	enum btf_endianness saved = btf__endianness(btf);
-	const void *data;
-	uint32_t sz;
-
-	btf__set_endianness(btf, host_big_endian() ? BTF_BIG_ENDIAN : BTF_LITTLE_ENDIAN);
-	data = btf__raw_data(btf, &sz);
-	btf__set_endianness(btf, saved);
-	if (!data)
-		return -ENOMEM;
-	*hdr = data;
-	*size = sz;
-	return 0;
-}
-
 /* @d over @types (@len bytes, whole records) on @base (or none) */
-static int dedup_new(struct dedup *d, const struct btf *base, void *types, uint32_t len,
+static int dedup_new(struct dedup *d, const struct btf_base *base, void *types, uint32_t len,
 		     enum btf_dedup_libbpf release)
 {
 	uint32_t id, pos, nr = 0;
@@ -685,7 +663,7 @@ static int dedup_new(struct dedup *d, const struct btf *base, void *types, uint3
 	if (pos != len)
 		return -EINVAL;
 	d->v170 = release == BTF_DEDUP_LIBBPF_1_7_0;
-	d->start_id = base ? btf__type_cnt(base) : 1;
+	d->start_id = base ? btf_base__type_cnt(base) : 1;
 	d->nr = d->start_id + nr;
 	d->types = calloc(d->nr, sizeof(*d->types));
 	d->map = malloc(d->nr * sizeof(*d->map));
@@ -695,7 +673,7 @@ static int dedup_new(struct dedup *d, const struct btf *base, void *types, uint3
 		return -ENOMEM;
 	d->types[0] = &void_type;
 	for (id = 1; id < d->start_id; id++)
-		d->types[id] = (struct btf_type *)btf__type_by_id(base, id);
+		d->types[id] = (struct btf_type *)btf_base__type(base, id);
 	for (id = d->start_id, pos = 0; id < d->nr; id++) {
 		d->types[id] = (struct btf_type *)((uint8_t *)types + pos);
 		pos += btf_raw__record_size(d->types[id]);
@@ -723,7 +701,7 @@ static void dedup_free(struct dedup *d)
 }
 
 /* the whole dedup of @types on @base (or none) into @out (@len bytes or more) */
-static int dedup_records(struct dedup *d, const struct btf *base, void *types, uint32_t len,
+static int dedup_records(struct dedup *d, const struct btf_base *base, void *types, uint32_t len,
 			 enum btf_dedup_libbpf release, void *out, uint32_t *out_len)
 {
 	int err = dedup_new(d, base, types, len, release);
@@ -758,49 +736,22 @@ int btf_dedup__records(void *types, uint32_t len, enum btf_dedup_libbpf release,
 	return err;
 }
 
-int btf_dedup__split(struct btf *btf, const struct btf_base *base, enum btf_dedup_libbpf release,
-		     struct btf **out)
+int btf_dedup__split(struct btf_raw *r, const struct btf_base *base, enum btf_dedup_libbpf release)
 {
-	const struct btf_header *in_hdr;
-	struct btf_header *copy = NULL;
 	struct dedup d = { 0 };
-	struct btf_raw *raw;
-	uint8_t *types = NULL;
-	uint32_t types_len;
-	struct btf *res;
-	size_t size;
+	const char *strs;
+	uint32_t types_len, strs_len;
+	uint8_t *out;
+	void *types;
 	int err;
 
-	if (btf__type_cnt(btf_base__libbpf(base)) != btf_base__type_cnt(base))
-		return -EINVAL;
-	err = split_raw(btf, &in_hdr, &size);
-	if (err)
-		return err;
-	/* the types are rewritten in place (reference ids made canonical) */
-	copy = malloc(size);
-	types = malloc(size);
-	err = copy && types ? 0 : -ENOMEM;
-	if (!err) {
-		memcpy(copy, in_hdr, size);
-		err = dedup_records(&d, btf_base__btf(base),
-				    (uint8_t *)copy + copy->hdr_len + copy->type_off,
-				    copy->type_len, release, types, &types_len);
-	}
-	if (err)
-		goto out;
-	raw = btf_raw__from_sections(base, types, types_len,
-				     (const char *)copy + copy->hdr_len + copy->str_off,
-				     copy->str_len);
-	err = -ENOMEM;
-	res = raw ? btf_raw__to_btf(raw, &err) : NULL;
-	if (res) {
-		btf__set_endianness(res, btf__endianness(btf));
-		*out = res;
-		err = 0;
-	}
-out:
+	/* (the types are rewritten in place: reference ids made canonical) */
+	btf_raw__sections(r, &types, &types_len, &strs, &strs_len);
+	out = malloc(types_len ? types_len : 1);
+	err = out ? dedup_records(&d, base, types, types_len, release, out, &types_len) : -ENOMEM;
+	if (!err)
+		err = btf_raw__set_types(r, out, types_len);
 	dedup_free(&d);
-	free(copy);
-	free(types);
+	free(out);
 	return err;
 }

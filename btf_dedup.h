@@ -8,8 +8,8 @@
 
 #include <stdint.h>
 
-struct btf;
 struct btf_base;
+struct btf_raw;
 
 /*
  * The libbpf releases whose btf__dedup is reproduced: 1.1 (Debian 12's;
@@ -22,16 +22,6 @@ enum btf_dedup_libbpf {
 };
 
 /*
- * Deduplicate the split BTF @btf (built by libbpf on btf_base__libbpf(@base))
- * against the base, as @release's btf__dedup(@btf, NULL) would on the real
- * base, into a new split BTF on the same libbpf base, of the same byte
- * order, with @btf's string section as it is (a BTF built with btf__add_*
- * holds each string once, and btf__dedup keeps it then). @btf itself is
- * left as it was. Returns 0 with *@out the caller's, or -errno: -ENOMEM,
- * -ELOOP (a loop of reference types), -EINVAL (a kind btf__dedup refuses).
- * Caller-serialized: reads @btf and the base only.
- */
-/*
  * Deduplicate the BTF whose type records are @types (@len bytes, whole
  * records: ids from 1, no base; rewritten in place), with its strings
  * built by btf__add_* (each once), as @release's btf__dedup would: into
@@ -41,7 +31,14 @@ enum btf_dedup_libbpf {
 int btf_dedup__records(void *types, uint32_t len, enum btf_dedup_libbpf release, void **out,
 		       uint32_t *out_len, uint32_t **ids);
 
-int btf_dedup__split(struct btf *btf, const struct btf_base *base, enum btf_dedup_libbpf release,
-		     struct btf **out);
+/*
+ * Deduplicate the split BTF @r (built on @base) against the base, as
+ * @release's btf__dedup would on the base: @r's type records replaced by
+ * the result, its string section as it is (a BTF built with btf__add_*
+ * holds each string once, and btf__dedup keeps it then). 0, or -errno:
+ * -ENOMEM, -ELOOP (a loop of reference types), -EINVAL (a kind btf__dedup
+ * refuses). Caller-serialized: writes @r, reads the base.
+ */
+int btf_dedup__split(struct btf_raw *r, const struct btf_base *base, enum btf_dedup_libbpf release);
 
 #endif /* BTF_DEDUP_H */

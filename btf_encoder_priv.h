@@ -144,7 +144,8 @@ struct btf_encoder {
 	struct elf_symtab *es;
 	const char *path;
 	struct btf_base *base; /* split BTF: the base; NULL otherwise */
-	struct btf *btf; /* the merged BTF (or the one BTF), once the writer is done */
+	struct btf
+		*btf; /* the merged BTF (or the one BTF), once the writer is done, or NULL: raw */
 	struct btf_batches *batches; /* NULL: one BTF (split BTF) */
 	uint32_t nr_batches; /* handed over */
 	uint32_t *batch_ids; /* the batch's ids that functions and DATASECs use */
@@ -158,7 +159,8 @@ struct btf_encoder {
 	struct planner plan; /* collector */
 	struct writer w;
 	/* the writer's, from here on */
-	struct btf_raw *raw; /* the batch being filled, or the one BTF; NULL between batches */
+	/* the batch being filled, or the one BTF (the merged one where btf is NULL); NULL between batches */
+	struct btf_raw *raw;
 	const uint32_t *ids; /* the plan's ids of the CU being written */
 	uint32_t array_index_id; /* and its array index type */
 	struct btf_raw_field *fields; /* encode_struct()'s members */
@@ -176,20 +178,18 @@ struct btf_encoder {
 	struct btf_encoder_stats stats;
 };
 
-/* libbpf's modifiable copy of type @id: names are set by offset there */
-static inline struct btf_type *btf_type_mut(struct btf *btf, int id)
-{
-	return (struct btf_type *)btf__type_by_id(btf, (uint32_t)id);
-}
-
 /* ---- btf_encoder_single.c: names and records --------------------------- */
 
 /* the BTF string offset of @s (0 for no name), adding it if new; or -errno */
 int enc__str(struct btf_encoder *enc, const char *s);
 /* type @id of the merged BTF; a base type is read from the base itself */
 const struct btf_type *enc__type(const struct btf_encoder *enc, uint32_t id);
+/* the merged BTF's type @id, to be changed: one added after the merge */
+struct btf_type *enc__type_mut(struct btf_encoder *enc, uint32_t id);
 /* the string at @off of the merged BTF; a base string is read from the base */
 const char *enc__str_at(const struct btf_encoder *enc, uint32_t off);
+/* the id the merged BTF's next type gets */
+uint32_t enc__type_cnt(const struct btf_encoder *enc);
 /* name @s's offset in the merged BTF, as btf__add_str gives it; or -errno */
 int enc__tail_str(struct btf_encoder *enc, const char *s);
 /* record @t (and @extra bytes after it) appended to the merged BTF: its id, or -errno */

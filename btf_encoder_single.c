@@ -86,6 +86,17 @@
 #include "tmpfiles.h"
 #include "tuning.h"
 
+/*
+ * Split BTF is deduplicated by btf_dedup, reproducing the libbpf that the
+ * pahole release reproduced is built with; but under --exact as pahole
+ * 1.30, by libbpf's own btf__dedup (the path btf_dedup must equal), and
+ * then libbpf builds it. BTF that is not split, by libbpf's.
+ */
+static bool own_dedup(const struct d2b_conf *conf, bool split)
+{
+	return split && (conf->pahole >= 132 || !conf->exact);
+}
+
 struct btf_encoder *btf_encoder__new(const struct d2b_conf *conf, struct elf_symtab *es,
 				     struct btf *base, const char *path, int *err)
 {
@@ -99,8 +110,7 @@ struct btf_encoder *btf_encoder__new(const struct d2b_conf *conf, struct elf_sym
 	enc->es = es;
 	enc->path = path;
 	if (base) {
-		/* --exact: libbpf's own path, the split BTF on the base itself */
-		enc->base = btf_base__new(base, !conf->exact, err);
+		enc->base = btf_base__new(base, !own_dedup(conf, true), err);
 		if (!enc->base) {
 			btf_encoder__free(enc);
 			return NULL;
@@ -284,12 +294,25 @@ int enc__str(struct btf_encoder *enc, const char *s)
 	return off;
 }
 
+/*
+ * The merged BTF is libbpf's (enc->btf), or split BTF that btf_dedup takes
+ * stays the writer's btf_raw (enc->raw) to the end: the functions and
+ * sections are added to whichever it is, by these enc__ helpers.
+ */
+
 /* type @id of the merged BTF; a base type is read from the base itself */
 const struct btf_type *enc__type(const struct btf_encoder *enc, uint32_t id)
 {
 	if (enc->base && id < btf_base__type_cnt(enc->base))
 		return btf_base__type(enc->base, id);
-	return btf__type_by_id(enc->btf, id);
+	return enc->btf ? btf__type_by_id(enc->btf, id) : btf_raw__type(enc->raw, id);
+}
+
+/* the merged BTF's type @id, to be changed: one added after the merge */
+struct btf_type *enc__type_mut(struct btf_encoder *enc, uint32_t id)
+{
+	return enc->btf ? (struct btf_type *)btf__type_by_id(enc->btf, id)
+			: btf_raw__type(enc->raw, id);
 }
 
 /* the string at @off of the merged BTF; a base string is read from the base */
@@ -297,7 +320,13 @@ const char *enc__str_at(const struct btf_encoder *enc, uint32_t off)
 {
 	if (enc->base && off < btf_base__str_len(enc->base))
 		return btf_base__str(enc->base, off);
-	return btf__str_by_offset(enc->btf, off);
+	return enc->btf ? btf__str_by_offset(enc->btf, off) : btf_raw__str(enc->raw, off);
+}
+
+/* the id the merged BTF's next type gets */
+uint32_t enc__type_cnt(const struct btf_encoder *enc)
+{
+	return enc->btf ? btf__type_cnt(enc->btf) : btf_raw__type_cnt(enc->raw);
 }
 
 /*
@@ -307,8 +336,11 @@ const char *enc__str_at(const struct btf_encoder *enc, uint32_t off)
  */
 int enc__tail_str(struct btf_encoder *enc, const char *s)
 {
-	int off = enc->base ? btf_base__find_str(enc->base, s) : -ENOENT;
+	int off;
 
+	if (!enc->btf)
+		return btf_raw__add_str(enc->raw, s);
+	off = enc->base ? btf_base__find_str(enc->base, s) : -ENOENT;
 	return off >= 0 ? off : btf__add_str(enc->btf, s);
 }
 
@@ -326,12 +358,14 @@ int enc__add_record(struct btf_encoder *enc, const struct btf_type *t, size_t ex
 	} rec = { *t, 0 };
 	int id;
 
+	if (!enc->btf)
+		return btf_raw__add_record(enc->raw, t, (uint32_t)(sizeof(*t) + extra));
 	if (extra)
 		memcpy(&rec.extra, t + 1, sizeof(rec.extra));
 	rec.t.name_off = 0;
 	id = btf__add_type(enc->btf, enc->btf, &rec.t);
 	if (id > 0)
-		btf_type_mut(enc->btf, id)->name_off = t->name_off;
+		enc__type_mut(enc, (uint32_t)id)->name_off = t->name_off;
 	return id;
 }
 
@@ -339,13 +373,25 @@ int enc__add_record(struct btf_encoder *enc, const struct btf_type *t, size_t ex
 int enc__add_func_param_off(struct btf_encoder *enc, int proto, uint32_t off, uint32_t type)
 {
 	struct btf_type *t;
-	int err = btf__add_func_param(enc->btf, NULL, type);
+	int err;
 
+	if (!enc->btf)
+		return btf_raw__add_func_param(enc->raw, off, type);
+	err = btf__add_func_param(enc->btf, NULL, type);
 	if (err)
 		return err;
-	t = btf_type_mut(enc->btf, proto);
+	t = enc__type_mut(enc, (uint32_t)proto);
 	btf_params(t)[btf_vlen(t) - 1].name_off = off;
 	return 0;
+}
+
+/* a secinfo of the DATASEC just added to the merged BTF */
+static int enc__add_datasec_var_info(struct btf_encoder *enc, uint32_t type, uint32_t offset,
+				     uint32_t size)
+{
+	if (!enc->btf)
+		return btf_raw__add_datasec_var_info(enc->raw, type, offset, size);
+	return btf__add_datasec_var_info(enc->btf, (int)type, offset, size);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -576,7 +622,7 @@ int btf_encoder__merge(struct btf_encoder *enc)
 
 	if (!enc->batches) {
 		err = sort_funcs_and_vars(enc);
-		if (!err) {
+		if (!err && !own_dedup(enc->conf, enc->base)) {
 			enc->btf = btf_raw__to_btf(enc->raw, &err);
 			enc->raw = NULL;
 		}
@@ -595,7 +641,7 @@ int btf_encoder__merge(struct btf_encoder *enc)
 	if (!enc->btf)
 		return err;
 	btf_batches__stats(enc->batches, &enc->stats.batches);
-	/* cached names were batch offsets; the stand-in is in the merged BTF */
+	/* cached names were batch offsets, not the merged BTF's */
 	free(enc->strs.slots);
 	enc->strs = (struct addr_cache){ 0 };
 	free(enc->short_strs.slots);
@@ -1200,8 +1246,8 @@ static int emit_datasecs(struct btf_encoder *enc)
 		if (id < 0)
 			return id;
 		for (i = 0; i < s->nr; i++) {
-			err = btf__add_datasec_var_info(enc->btf, s->recs[i].type,
-							s->recs[i].offset, s->recs[i].size);
+			err = enc__add_datasec_var_info(enc, s->recs[i].type, s->recs[i].offset,
+							s->recs[i].size);
 			if (err)
 				return err;
 		}
@@ -1211,7 +1257,7 @@ static int emit_datasecs(struct btf_encoder *enc)
 
 int btf_encoder__finish(struct btf_encoder *enc)
 {
-	uint32_t before = btf__type_cnt(enc->btf);
+	uint32_t before = enc__type_cnt(enc);
 	int err;
 
 	err = funcs__emit(enc);
@@ -1222,40 +1268,31 @@ int btf_encoder__finish(struct btf_encoder *enc)
 			strerror(-err));
 		return err;
 	}
-	btf__set_endianness(enc->btf,
-			    elf_symtab__big_endian(enc->es) ? BTF_BIG_ENDIAN : BTF_LITTLE_ENDIAN);
+	if (enc->btf)
+		btf__set_endianness(enc->btf, elf_symtab__big_endian(enc->es) ? BTF_BIG_ENDIAN
+									      : BTF_LITTLE_ENDIAN);
 	/* the types one BTF would have held: batches less their copies, and the rest */
 	enc->stats.nr_types_pre_dedup = (enc->batches ? enc->nr_types_encoded + 1 : before) +
-					btf__type_cnt(enc->btf) - before +
-					enc->stats.nr_protos_shared;
-	return btf__type_cnt(enc->btf) == 1;
+					enc__type_cnt(enc) - before + enc->stats.nr_protos_shared;
+	return enc__type_cnt(enc) == 1;
 }
 
-/*
- * Split BTF (a module): btf_dedup, reproducing the libbpf that the pahole
- * release reproduced is built with (--exact under pahole 1.30: libbpf's own
- * btf__dedup, the path btf_dedup must equal). Otherwise libbpf's.
- */
+/* the merged BTF deduplicated (own_dedup tells by what) */
 int btf_encoder__dedup(struct btf_encoder *enc)
 {
-	struct btf *deduped = NULL;
 	int err;
 
-	if (enc->base && enc->conf->pahole >= 132)
-		err = btf_dedup__split(enc->btf, enc->base, BTF_DEDUP_LIBBPF_1_7_0, &deduped);
-	else if (enc->base && !enc->conf->exact)
-		err = btf_dedup__split(enc->btf, enc->base, BTF_DEDUP_LIBBPF_1_1, &deduped);
-	else
+	if (!own_dedup(enc->conf, enc->base))
 		err = btf__dedup(enc->btf, NULL);
-	if (deduped) {
-		btf__free(enc->btf);
-		enc->btf = deduped;
-	}
+	else
+		err = btf_dedup__split(enc->raw, enc->base,
+				       enc->conf->pahole >= 132 ? BTF_DEDUP_LIBBPF_1_7_0
+								: BTF_DEDUP_LIBBPF_1_1);
 	if (err) {
 		pr_warn("%s: BTF deduplication failed: %s\n", enc->path, strerror(-err));
 		return err;
 	}
-	enc->stats.nr_types = btf__type_cnt(enc->btf);
+	enc->stats.nr_types = enc__type_cnt(enc);
 	return 0;
 }
 
@@ -1293,13 +1330,13 @@ static int write_into(const char *path, const void *data, size_t size)
  */
 int btf_encoder__write_raw(struct btf_encoder *enc, const char *path)
 {
-	const void *data;
-	uint32_t size;
 	char *tmp, *target = NULL;
+	const void *data;
 	struct stat st;
+	size_t size;
 	int fd, err = 0;
 
-	data = btf__raw_data(enc->btf, &size);
+	data = btf_encoder__raw_data(enc, &size);
 	if (!data)
 		return -ENOMEM;
 	if (!stat(path, &st) && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
@@ -1311,8 +1348,7 @@ int btf_encoder__write_raw(struct btf_encoder *enc, const char *path)
 	}
 	fd = tmpfiles__create_next_to(path, "out", &tmp);
 	if (fd < 0) {
-		pr_warn("%s: cannot create a temporary file next to it: %s\n", path,
-			strerror(-fd));
+		pr_warn("%s: cannot create a temporary file next to it: %s\n", path, strerror(-fd));
 		free(target);
 		return fd;
 	}
@@ -1336,9 +1372,16 @@ int btf_encoder__write_raw(struct btf_encoder *enc, const char *path)
 
 const void *btf_encoder__raw_data(struct btf_encoder *enc, size_t *size)
 {
+	bool big = elf_symtab__big_endian(enc->es);
+	const void *data;
 	uint32_t sz;
-	const void *data = btf__raw_data(enc->btf, &sz);
 
+	/* (btf_raw holds the host's byte order; libbpf's BTF, the target's: finish set it) */
+	if (enc->btf)
+		data = btf__raw_data(enc->btf, &sz);
+	else
+		data = btf_raw__raw_data(enc->raw, big != (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__),
+					 &sz);
 	*size = sz;
 	return data;
 }

@@ -88,7 +88,7 @@ int btf_encoder__merge(struct btf_encoder *enc);
 /* Emit the saved functions and the DATASECs. 0, 1 if the BTF holds nothing
  * but void (nothing to write), or -errno. The DWARF is not used after this. */
 int btf_encoder__finish(struct btf_encoder *enc);
-/* libbpf's btf__dedup. 0 or -errno. */
+/* The final dedup: libbpf's btf__dedup, or btf_dedup's for split BTF. 0 or -errno. */
 int btf_encoder__dedup(struct btf_encoder *enc);
 /* Write raw BTF atomically: a temporary file in the same directory, then
  * rename(2). On error nothing is left behind. 0 or -errno. */

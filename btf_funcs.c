@@ -411,7 +411,10 @@ static int func_proto_add(struct btf_encoder *enc, const struct func_state *st)
 	uint32_t i;
 	int proto, err;
 
-	proto = btf__add_func_proto(enc->btf, st->ret_type);
+	proto = enc__add_record(
+		enc,
+		&(struct btf_type){ 0, BTF_RAW_INFO(BTF_KIND_FUNC_PROTO, 0, 0), { st->ret_type } },
+		0);
 	if (proto < 0)
 		return proto;
 	for (i = 0; i < st->nr_params; i++) {
@@ -548,8 +551,10 @@ static int arena_ptr(struct btf_encoder *enc, const char *kfunc, uint32_t *type)
 			      0);
 	if (tag < 0)
 		return tag;
-	btf_type_mut(enc->btf, tag)->info |= 1u << 31;
-	ptr = btf__add_ptr(enc->btf, tag);
+	enc__type_mut(enc, (uint32_t)tag)->info |= 1u << 31;
+	ptr = enc__add_record(
+		enc, &(struct btf_type){ 0, BTF_RAW_INFO(BTF_KIND_PTR, 0, 0), { (uint32_t)tag } },
+		0);
 	if (ptr < 0)
 		return ptr;
 	*type = (uint32_t)ptr;

@@ -32,7 +32,7 @@ struct str_slot {
 
 struct btf_raw {
 	const struct btf_base *bb; /* split BTF: the base, or NULL */
-	struct btf *base; /* what libbpf builds the split BTF on (btf_base__libbpf) */
+	struct btf *base; /* what libbpf builds the split BTF on (btf_base__btf) */
 	uint32_t start_id; /* the first id this BTF adds */
 	char *types;
 	uint32_t types_len, types_cap;
@@ -43,6 +43,8 @@ struct btf_raw {
 	uint32_t str_start; /* the offset of .strs[0] */
 	struct str_slot *slots;
 	uint32_t nr_slots, cap_slots; /* cap: a power of two */
+	char *raw; /* btf_raw__raw_data's */
+	uint32_t raw_len;
 };
 
 struct btf_raw *btf_raw__new(const struct btf_base *base)
@@ -53,7 +55,7 @@ struct btf_raw *btf_raw__new(const struct btf_base *base)
 		return NULL;
 	if (base) {
 		r->bb = base;
-		r->base = btf_base__libbpf(base);
+		r->base = btf_base__btf(base);
 		r->start_id = btf_base__type_cnt(base);
 		r->str_start = btf_base__str_len(base);
 		return r;
@@ -77,6 +79,7 @@ void btf_raw__free(struct btf_raw *r)
 	free(r->offs);
 	free(r->strs);
 	free(r->slots);
+	free(r->raw);
 	free(r);
 }
 
@@ -215,8 +218,7 @@ int btf_raw__add_str(struct btf_raw *r, const char *s)
 	return (int)(r->str_start + slot->off1 - 1);
 }
 
-/* the string at offset @off, or NULL */
-static const char *str_at(const struct btf_raw *r, uint32_t off)
+const char *btf_raw__str(const struct btf_raw *r, uint32_t off)
 {
 	if (off < r->str_start)
 		return r->bb ? btf_base__str(r->bb, off) : NULL;
@@ -505,6 +507,40 @@ int btf_raw__add_decl_tag(struct btf_raw *r, uint32_t value, uint32_t ref, int c
 	return type_commit(r, sizeof(*t) + sizeof(struct btf_decl_tag));
 }
 
+int btf_raw__add_record(struct btf_raw *r, const struct btf_type *t, uint32_t size)
+{
+	void *m = type_mem(r, size);
+
+	if (!m)
+		return -ENOMEM;
+	memcpy(m, t, size);
+	return type_commit(r, size);
+}
+
+int btf_raw__add_datasec_var_info(struct btf_raw *r, uint32_t type, uint32_t offset,
+				  uint32_t byte_sz)
+{
+	struct btf_var_secinfo *v;
+
+	if (!last_of_kind(r, BTF_KIND_DATASEC) || type > MAX_TYPE_ID)
+		return -EINVAL;
+	v = member_mem(r, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	v->type = type;
+	v->offset = offset;
+	v->size = byte_sz;
+	vlen_inc(last_type(r), false);
+	return 0;
+}
+
+struct btf_type *btf_raw__type(const struct btf_raw *r, uint32_t id)
+{
+	if (id < r->start_id || id >= btf_raw__type_cnt(r))
+		return NULL;
+	return (struct btf_type *)(r->types + r->offs[id - r->start_id]);
+}
+
 int btf_raw__add_int_copy(struct btf_raw *r, const struct btf_raw *src, uint32_t id)
 {
 	const struct btf_type *t;
@@ -515,7 +551,7 @@ int btf_raw__add_int_copy(struct btf_raw *r, const struct btf_raw *src, uint32_t
 	if (id < src->start_id || id >= btf_raw__type_cnt(src))
 		return -EINVAL;
 	t = (const struct btf_type *)(src->types + src->offs[id - src->start_id]);
-	name = str_at(src, t->name_off);
+	name = btf_raw__str(src, t->name_off);
 	if (!btf_is_int(t) || !name)
 		return -EINVAL;
 	data = *(const uint32_t *)(t + 1);
@@ -561,31 +597,68 @@ uint32_t btf_raw__record_size(const struct btf_type *t)
 	}
 }
 
-struct btf_raw *btf_raw__from_sections(const struct btf_base *base, const void *types,
-				       uint32_t types_len, const char *strs, uint32_t strs_len)
+int btf_raw__set_types(struct btf_raw *r, const void *types, uint32_t len)
 {
-	struct btf_raw *r = btf_raw__new(base);
-	struct btf_raw_room room = { types_len, 0, strs_len };
 	const char *t = types;
 	uint32_t pos;
 
-	if (!r)
-		return NULL;
-	for (pos = 0; pos < types_len; pos += btf_raw__record_size((const void *)(t + pos)))
-		room.nr_types++;
-	if (btf_raw__reserve(r, &room)) {
-		btf_raw__free(r);
-		return NULL;
-	}
-	if (types_len) /* (none: no array was made) */
-		memcpy(r->types, types, types_len);
-	r->types_len = types_len;
-	for (pos = 0; pos < types_len; pos += btf_raw__record_size((const void *)(t + pos)))
+	if (len > r->types_cap && types_remap(r, len))
+		return -ENOMEM;
+	memmove(r->types, types, len);
+	r->types_len = len;
+	r->nr_types = 0;
+	for (pos = 0; pos < len; pos += btf_raw__record_size((const void *)(t + pos))) {
+		if (r->nr_types == r->cap_offs && offs_grow(r))
+			return -ENOMEM;
 		r->offs[r->nr_types++] = pos;
-	if (strs_len)
-		memcpy(r->strs, strs, strs_len);
-	r->strs_len = strs_len;
-	return r;
+	}
+	return 0;
+}
+
+/* ---------------------------------------------------------------------- */
+/* raw bytes                                                              */
+
+/* @n 32-bit words at @p, byte-swapped */
+static void swap_words(void *p, size_t n)
+{
+	uint32_t *w = p;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		w[i] = __builtin_bswap32(w[i]);
+}
+
+const void *btf_raw__raw_data(struct btf_raw *r, bool swap, uint32_t *size)
+{
+	struct btf_header *hdr;
+	uint32_t i;
+	char *p;
+
+	free(r->raw);
+	r->raw_len = (uint32_t)sizeof(*hdr) + r->types_len + r->strs_len;
+	r->raw = malloc(r->raw_len);
+	if (!r->raw)
+		return NULL;
+	hdr = (struct btf_header *)r->raw;
+	*hdr = (struct btf_header){ .magic = BTF_MAGIC,
+				    .version = BTF_VERSION,
+				    .hdr_len = sizeof(*hdr),
+				    .type_len = r->types_len,
+				    .str_off = r->types_len,
+				    .str_len = r->strs_len };
+	p = r->raw + sizeof(*hdr);
+	memcpy(p, r->types, r->types_len);
+	memcpy(p + r->types_len, r->strs, r->strs_len);
+	/* every field of a type record is a 32-bit word; the header's magic is 16 bits */
+	if (swap) {
+		for (i = 0; i < r->nr_types; i++)
+			swap_words(p + r->offs[i],
+				   btf_raw__record_size((void *)(p + r->offs[i])) / 4);
+		hdr->magic = __builtin_bswap16(hdr->magic);
+		swap_words(&hdr->hdr_len, 5);
+	}
+	*size = r->raw_len;
+	return r->raw;
 }
 
 /* ---------------------------------------------------------------------- */

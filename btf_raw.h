@@ -1,15 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * btf_raw - BTF types and strings appended to plain arrays, then handed to
- * libbpf in one piece.
+ * btf_raw - BTF types and strings appended to plain arrays: handed to
+ * libbpf in one piece, or (split BTF) written out as they are.
  *
  * The encoder's writer adds about 1.4 M types and 3.4 M members to the
  * batches of vmlinux; through libbpf's btf__add_* each call costs 100-170
  * instructions and each new string 850 (its hash map allocates an entry),
  * two thirds of the writer's time. Here a type is a few stores and a string
  * an open-addressing look-up. The records reach libbpf later: a vmlinux
- * batch's deduplicated, on its own thread (btf_raw__append_records), split
- * BTF's whole (btf_raw__to_btf).
+ * batch's deduplicated, on its own thread (btf_raw__append_records); a BTF
+ * libbpf deduplicates, whole (btf_raw__to_btf). A module's split BTF never
+ * does: btf_dedup deduplicates it here, and btf_raw__raw_data writes it.
  *
  * Same bytes: every btf_raw__add_* writes the record libbpf's btf__add_*
  * writes and returns what it returns, for the arguments the encoder passes
@@ -19,7 +20,8 @@
  * BTF a string the base holds at the base's offset. btf_raw__to_btf()
  * re-adds the strings in that order to a from-scratch libbpf BTF, so it is
  * the BTF the same btf__add_* calls would have built, string section
- * included (which btf__dedup keeps as built: see btf_batches.c).
+ * included (which btf__dedup keeps as built: see btf_batches.c), and
+ * btf_raw__raw_data lays out the bytes btf__raw_data gives for it.
  *
  * One thread at a time: a btf_raw is its writer's; for split BTF the base's
  * strings are looked up in btf_base's index.
@@ -34,10 +36,7 @@ struct btf;
 struct btf_base;
 struct btf_raw;
 
-/*
- * an empty BTF, or split BTF on @base (which must outlive it; libbpf builds
- * it on btf_base__libbpf(@base)); NULL: no memory
- */
+/* an empty BTF, or split BTF on @base (which must outlive it); NULL: no memory */
 struct btf_raw *btf_raw__new(const struct btf_base *base);
 void btf_raw__free(struct btf_raw *r);
 /* @r's type records and string index go: only its string section is left to read */
@@ -88,6 +87,19 @@ int btf_raw__add_func_proto(struct btf_raw *r, uint32_t ret_type);
 int btf_raw__add_func_param(struct btf_raw *r, uint32_t name, uint32_t type);
 int btf_raw__add_var(struct btf_raw *r, uint32_t name, int linkage, uint32_t type);
 int btf_raw__add_decl_tag(struct btf_raw *r, uint32_t value, uint32_t ref, int component_idx);
+/* a secinfo of the DATASEC just added */
+int btf_raw__add_datasec_var_info(struct btf_raw *r, uint32_t type, uint32_t offset,
+				  uint32_t byte_sz);
+/*
+ * record @t (@size bytes, names as offsets @r holds) appended as it is, as
+ * btf__add_type appends an unnamed copy that is then named: its id
+ */
+int btf_raw__add_record(struct btf_raw *r, const struct btf_type *t, uint32_t size);
+
+/* type @id that @r added (writable: its owner's), or NULL */
+struct btf_type *btf_raw__type(const struct btf_raw *r, uint32_t id);
+/* the string at offset @off (for split BTF, the base's below its end), or NULL */
+const char *btf_raw__str(const struct btf_raw *r, uint32_t off);
 
 /* a copy of INT type @id of @src, with its name, appended to @r; its id or -errno */
 int btf_raw__add_int_copy(struct btf_raw *r, const struct btf_raw *src, uint32_t id);
@@ -108,13 +120,18 @@ struct btf_type;
 uint32_t btf_raw__record_size(const struct btf_type *t);
 
 /*
- * A btf_raw on @base (as btf_raw__new) holding copies of the type records
- * @types (@types_len bytes, whole records) and the string section @strs
- * (@strs_len bytes, each string once, none the base's) as they are: a BTF
- * built elsewhere, for btf_raw__to_btf. NULL: no memory.
+ * @r's type records replaced by @types (@len bytes, whole records; the
+ * string section stays): a deduplicated copy. 0 or -ENOMEM.
  */
-struct btf_raw *btf_raw__from_sections(const struct btf_base *base, const void *types,
-				       uint32_t types_len, const char *strs, uint32_t strs_len);
+int btf_raw__set_types(struct btf_raw *r, const void *types, uint32_t len);
+
+/*
+ * @r as the raw BTF btf__raw_data gives for the BTF the same calls build
+ * (header, type records, strings; for split BTF only what it adds), each
+ * 32-bit field byte-swapped if @swap (a target of the other byte order).
+ * @r's until it is freed or asked again; NULL: no memory.
+ */
+const void *btf_raw__raw_data(struct btf_raw *r, bool swap, uint32_t *size);
 
 /*
  * The libbpf BTF (split on the base given to btf_raw__new) that the same

@@ -39,6 +39,7 @@
  */
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
+#include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -51,6 +52,7 @@
 #include "btf_batches.h"
 #include "btf_dedup.h"
 #include "btf_features.h"
+#include "btf_raw.h"
 #include "d2b_util.h"
 #include "dwarves_emit_ordered.h"
 #include "encode_pipeline.h"
@@ -142,16 +144,37 @@ static bool same_file(const char *a, const char *b)
 	return same;
 }
 
-/* the same raw bytes (and both made): abort otherwise */
-static void same_raw(struct btf *a, struct btf *b)
+/* libbpf's @l and btf_raw's @r: the same raw bytes (and both made), or abort */
+static void same_raw(struct btf *l, struct btf_raw *r)
 {
-	uint32_t sa, sb;
-	const void *ra = btf__raw_data(a, &sa), *rb = btf__raw_data(b, &sb);
+	enum btf_endianness host =
+		__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__ ? BTF_BIG_ENDIAN : BTF_LITTLE_ENDIAN;
+	uint32_t sl, sr = 0;
+	const void *dl = btf__raw_data(l, &sl);
+	const void *dr = r ? btf_raw__raw_data(r, btf__endianness(l) != host, &sr) : NULL;
 
-	if (!ra || !rb || sa != sb || memcmp(ra, rb, sa)) {
+	if (!dl || !dr || sl != sr || memcmp(dl, dr, sl)) {
 		fprintf(stderr, "fuzz_encode: btf_dedup and libbpf's btf__dedup differ\n");
 		abort();
 	}
+}
+
+/* split BTF on @bb: copies of its first @n types, then a pointer to each; NULL: no memory */
+static struct btf_raw *split_copies(const struct btf_base *bb, uint32_t n)
+{
+	struct btf_raw *r = btf_raw__new(bb);
+	uint32_t id;
+
+	for (id = 1; r && id <= n; id++) {
+		const struct btf_type *t = btf_base__type(bb, id);
+
+		if (btf_raw__add_record(r, t, btf_raw__record_size(t)) < 0 ||
+		    btf_raw__add_ref(r, 0, BTF_KIND_PTR, id) < 0) {
+			btf_raw__free(r);
+			return NULL;
+		}
+	}
+	return r;
 }
 
 /*
@@ -162,7 +185,8 @@ static void same_raw(struct btf *a, struct btf *b)
  */
 static bool base_both(const char *path)
 {
-	struct btf *base, *split = NULL, *own = NULL, *own170 = NULL;
+	struct btf_raw *own = NULL, *own170 = NULL;
+	struct btf *base, *split = NULL;
 	struct btf_base *bb = NULL;
 	uint32_t id, n;
 	int err;
@@ -172,22 +196,27 @@ static bool base_both(const char *path)
 		return false;
 	/* made modifiable now, by libbpf, not under btf__add_type's feet */
 	btf__find_str(base, "");
-	bb = btf_base__new(base, false, &err);
-	if (bb)
+	bb = btf_base__new(base, true, &err);
+	n = btf__type_cnt(base) - 1;
+	n = n < 256 ? n : 256;
+	if (bb) {
 		split = btf__new_empty_split(base);
-	n = btf__type_cnt(base);
-	for (id = 1; split && id < n && id <= 256; id++)
+		own = split_copies(bb, n);
+		own170 = split_copies(bb, n);
+	}
+	for (id = 1; split && id <= n; id++)
 		if (btf__add_type(split, base, btf__type_by_id(base, id)) < 0 ||
 		    btf__add_ptr(split, (int)id) < 0)
 			break;
-	if (split) {
-		btf_dedup__split(split, bb, BTF_DEDUP_LIBBPF_1_1, &own);
-		btf_dedup__split(split, bb, BTF_DEDUP_LIBBPF_1_7_0, &own170);
-		if (!btf__dedup(split, NULL) && own)
-			same_raw(own, split);
+	if (split && id > n) {
+		err = own ? btf_dedup__split(own, bb, BTF_DEDUP_LIBBPF_1_1) : -ENOMEM;
+		if (own170)
+			btf_dedup__split(own170, bb, BTF_DEDUP_LIBBPF_1_7_0);
+		if (!btf__dedup(split, NULL) && !err)
+			same_raw(split, own);
 	}
-	btf__free(own);
-	btf__free(own170);
+	btf_raw__free(own);
+	btf_raw__free(own170);
 	btf__free(split);
 	btf_base__free(bb);
 	btf__free(base);

@@ -13,12 +13,14 @@
  * btf__dedup (which keeps a from-scratch BTF's strings as they were added).
  * The script runs as BTF of its own and as split BTF on a base that
  * already holds some of its strings (in either byte order), with enough
- * types to make the writer's arrays and string set grow several times;
- * split BTF both on the base itself and on btf_base's stand-in, whose
- * result must have the same bytes, and be deduplicated by btf_dedup to
- * what btf__dedup makes of libbpf's. Last, the script's BTF is appended to
- * a BTF that already holds types and strings, by btf__add_btf and by
- * btf_raw__append_records (as a batch is merged), to the same bytes.
+ * types to make the writer's arrays and string set grow several times.
+ * Each also stays raw, as a module's split BTF does: btf_raw__raw_data
+ * must give libbpf's bytes (in libbpf's byte order), and split BTF is
+ * deduplicated by btf_dedup to what btf__dedup makes of libbpf's, the
+ * functions' and sections' records (btf_raw__add_record) included. Last,
+ * the script's BTF is appended to a BTF that already holds types and
+ * strings, by btf__add_btf and by btf_raw__append_records (as a batch is
+ * merged), to the same bytes.
  */
 #include <bpf/btf.h>
 #include <errno.h>
@@ -221,6 +223,28 @@ static void script(struct pair *p, int k)
 	       btf_raw__add_decl_tag(p->r, n(p, name), first, 2));
 	expect(p, btf__add_decl_tag(p->l, "tag", first, -2),
 	       btf_raw__add_decl_tag(p->r, n(p, "tag"), first, -2));
+	/* a function and a section, as the encoder appends them after the merge */
+	expect(p, btf__add_func(p->l, name, BTF_FUNC_GLOBAL, first + 21),
+	       btf_raw__add_record(
+		       p->r,
+		       &(struct btf_type){ n(p, name),
+					   BTF_RAW_INFO(BTF_KIND_FUNC, 0, BTF_FUNC_GLOBAL),
+					   { first + 21 } },
+		       sizeof(struct btf_type)));
+	expect(p, btf__add_datasec_var_info(p->l, first, 0, 4),
+	       btf_raw__add_datasec_var_info(p->r, first, 0, 4));
+	expect(p, btf__add_datasec(p->l, ".data", 64),
+	       btf_raw__add_record(p->r,
+				   &(struct btf_type){ n(p, ".data"),
+						       BTF_RAW_INFO(BTF_KIND_DATASEC, 0, 0),
+						       { 64 } },
+				   sizeof(struct btf_type)));
+	expect(p, btf__add_datasec_var_info(p->l, first + 22, 8, 4),
+	       btf_raw__add_datasec_var_info(p->r, first + 22, 8, 4));
+	expect(p, btf__add_datasec_var_info(p->l, first + 23, 16, 8),
+	       btf_raw__add_datasec_var_info(p->r, first + 23, 16, 8));
+	expect(p, btf__add_datasec_var_info(p->l, -1, 0, 4),
+	       btf_raw__add_datasec_var_info(p->r, 0xffffffffu, 0, 4));
 	/* strings with no type of their own (as the saved functions' parameter names) */
 	for (i = 0; i < 3; i++) {
 		snprintf(member, sizeof(member), "param_%d_%d", k, i);
@@ -300,19 +324,38 @@ static void append(struct pair *p, struct btf *src)
 	btf__free(dst[1]);
 }
 
+/* @l's raw bytes and @r's laid out by btf_raw__raw_data in @l's byte order: the same */
+static void compare_raw(struct pair *p, struct btf *l, struct btf_raw *r, const char *when)
+{
+	enum btf_endianness host =
+		__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__ ? BTF_BIG_ENDIAN : BTF_LITTLE_ENDIAN;
+	const void *dl, *dr;
+	uint32_t sl, sr = 0;
+
+	dl = btf__raw_data(l, &sl);
+	dr = btf_raw__raw_data(r, btf__endianness(l) != host, &sr);
+	if (!dl || !dr || sl != sr || memcmp(dl, dr, sl)) {
+		fprintf(stderr, "test_btf_raw: %s: raw BTF differs %s (%u and %u bytes)\n", p->what,
+			when, sl, sr);
+		failures++;
+	}
+}
+
 /*
  * The script through libbpf and through btf_raw, compared; split BTF on
- * @base, through btf_base, with its stand-in for libbpf if @stand_in. Then
- * both deduplicated: by btf__dedup, and (split BTF) by btf_dedup too.
+ * @base, through btf_base. With @convert, btf_raw's BTF is handed to libbpf
+ * (btf_raw__to_btf) and both are deduplicated by btf__dedup; else its raw
+ * bytes are compared, and split BTF is deduplicated by btf_dedup, to what
+ * btf__dedup makes of libbpf's.
  */
-static void run(const char *what, struct btf *base, int rounds, bool stand_in)
+static void run(const char *what, struct btf *base, int rounds, bool convert)
 {
 	struct pair p = { .what = what };
-	struct btf *conv, *own = NULL;
+	struct btf *conv = NULL;
 	int k, err = 0;
 
 	p.l = base ? btf__new_empty_split(base) : btf__new_empty();
-	p.bb = base ? btf_base__new(base, stand_in, &err) : NULL;
+	p.bb = base ? btf_base__new(base, true, &err) : NULL;
 	p.r = base && !p.bb ? NULL : btf_raw__new(p.bb);
 	if (!p.l || !p.r) {
 		fprintf(stderr, "test_btf_raw: %s: no memory\n", what);
@@ -322,33 +365,32 @@ static void run(const char *what, struct btf *base, int rounds, bool stand_in)
 	for (k = 0; k < rounds; k++)
 		script(&p, k);
 	expect(&p, (int)btf__type_cnt(p.l), (int)btf_raw__type_cnt(p.r));
-	conv = btf_raw__to_btf(p.r, &err);
-	if (!conv) {
-		fprintf(stderr, "test_btf_raw: %s: btf_raw__to_btf: %d\n", what, err);
-		failures++;
-		btf__free(p.l);
-		return;
-	}
-	/* (the stand-in's byte order is the host's) */
-	btf__set_endianness(conv, btf__endianness(p.l));
-	compare(&p, p.l, conv, "as built");
-	if (p.bb) {
-		expect(&p, 0, btf_dedup__split(conv, p.bb, BTF_DEDUP_LIBBPF_1_1, &own));
-		if (own)
-			btf__set_endianness(own, btf__endianness(p.l));
-	}
-	err = btf__dedup(p.l, NULL);
-	if (!stand_in)
+	if (convert) {
+		conv = btf_raw__to_btf(p.r, &err);
+		p.r = NULL;
+		if (!conv) {
+			fprintf(stderr, "test_btf_raw: %s: btf_raw__to_btf: %d\n", what, err);
+			failures++;
+			goto out;
+		}
+		compare(&p, p.l, conv, "as built");
+		err = btf__dedup(p.l, NULL);
 		expect(&p, err, btf__dedup(conv, NULL));
-	if (own)
-		compare(&p, p.l, own, "after btf_dedup");
-	if (!stand_in)
 		compare(&p, p.l, conv, "after btf__dedup");
-	if (!base)
+	} else {
+		compare_raw(&p, p.l, p.r, "as built");
+		if (p.bb) {
+			expect(&p, btf__dedup(p.l, NULL),
+			       btf_dedup__split(p.r, p.bb, BTF_DEDUP_LIBBPF_1_1));
+			compare_raw(&p, p.l, p.r, "after btf_dedup");
+		}
+	}
+	if (!base && convert)
 		append(&p, p.l);
-	btf__free(own);
+out:
 	btf__free(conv);
 	btf__free(p.l);
+	btf_raw__free(p.r);
 	btf_base__free(p.bb);
 }
 
@@ -356,7 +398,8 @@ int main(void)
 {
 	struct btf *base = btf__new_empty();
 
-	run("own BTF", NULL, 3000, false);
+	run("own BTF", NULL, 3000, true);
+	run("own BTF, raw", NULL, 300, false);
 	/* a base holding some of the script's names, and "" */
 	if (!base || btf__add_int(base, "int", 4, BTF_INT_SIGNED) < 0 ||
 	    btf__add_str(base, "member_7") < 0 || btf__add_str(base, "tag") < 0 ||
@@ -364,8 +407,8 @@ int main(void)
 		fprintf(stderr, "test_btf_raw: cannot build the base\n");
 		return 1;
 	}
-	run("split BTF", base, 300, false);
-	run("split BTF, stand-in base", base, 300, true);
+	run("split BTF", base, 300, true);
+	run("split BTF, raw", base, 300, false);
 	/* a base in the other byte order (a big-endian kernel's, encoded here) */
 	if (btf__set_endianness(base, btf__endianness(base) == BTF_LITTLE_ENDIAN
 					      ? BTF_BIG_ENDIAN
@@ -373,8 +416,8 @@ int main(void)
 		fprintf(stderr, "test_btf_raw: cannot swap the base's byte order\n");
 		return 1;
 	}
-	run("split BTF, base swapped", base, 30, false);
-	run("split BTF, base swapped, stand-in", base, 30, true);
+	run("split BTF, base swapped", base, 30, true);
+	run("split BTF, base swapped, raw", base, 30, false);
 	btf__free(base);
 	if (failures) {
 		fprintf(stderr, "test_btf_raw: %d failures\n", failures);
