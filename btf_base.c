@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * btf_base - the base BTF of split BTF, read without libbpf copying it.
+ * btf_base - the base BTF of split BTF, read where it lies.
  *
  * libbpf 1.1 finds a string of split BTF in its base first, and to find
  * one it makes the base modifiable: it copies the base's types and
@@ -8,45 +8,51 @@
  * module that is most of the work (callgrind on 7.2's ah4.ko: 115 M of
  * 249 M instructions, copying and freeing). So libbpf never builds a
  * module's split BTF: btf_raw does, btf_dedup deduplicates it and
- * btf_raw__raw_data writes it. The base's strings are indexed here, once
- * (an open-addressing table of offsets), for btf_raw's look-ups, and its
- * types and strings are read where they are.
+ * btf_raw__raw_data writes it. Nor does libbpf read the base: btf__new
+ * would copy it (5 MB for a vmlinux) and walk every type once more. The
+ * base is checked by btf_check, which gives each type's record offset;
+ * its types are read in the file's mapping (in a copy only where they are
+ * of the other byte order, or misaligned), and its strings are indexed
+ * here, once (an open-addressing table of offsets), for btf_raw's
+ * look-ups.
  *
- * --exact keeps libbpf's own path: the split BTF built by libbpf on the
- * base and deduplicated by btf__dedup. The tests compare the two on every
- * module they have.
+ * --exact in 1.30 mode keeps libbpf's own path: the split BTF built by
+ * libbpf on its own copy of the base (btf_base__btf, made when asked) and
+ * deduplicated by btf__dedup. The tests compare the two on every module
+ * they have.
  */
 #include <bpf/btf.h>
+#include <bpf/libbpf.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "btf_base.h"
-#include "btf_raw.h"
+#include "btf_check.h"
 #include "d2b_util.h"
 
 struct btf_base {
-	struct btf *base;
-	const char *strs; /* the base's string section */
-	char *strs_copy; /* libbpf splits: strs, copied (libbpf moves its own) */
+	const void *data; /* the raw BTF: header, types, strings */
+	size_t size;
+	const uint8_t *types; /* its type section, in the host's byte order */
+	const uint32_t *offs; /* [id]: type id's record offset in .types, 0 < id < type_cnt */
+	const char *strs; /* its string section */
 	uint32_t str_len, type_cnt;
 	uint32_t *slots; /* string offset + 1 by hash; 0: free */
 	uint32_t mask;
+	int ptr_size; /* for libbpf: 4 or 8, or 0 (libbpf guesses) */
+	struct btf *btf; /* libbpf's copy, once asked for; or NULL */
+	void *types_copy; /* .types where it is a copy; or NULL */
+	/* what holds .data: the file's mapping (elf, fd) or a buffer read (buf) */
+	Elf *elf;
+	int fd;
+	void *buf;
 };
-
-/* the base's string section: its header read in either byte order */
-static int strs_read(struct btf_base *b)
-{
-	const struct btf_header *hdr;
-	uint32_t size;
-
-	hdr = btf__raw_data(b->base, &size);
-	if (!hdr || size < sizeof(*hdr))
-		return -ENOMEM;
-	b->str_len = hdr->magic == BTF_MAGIC ? hdr->str_len : __builtin_bswap32(hdr->str_len);
-	b->strs = btf__str_by_offset(b->base, 0);
-	return b->strs ? 0 : -EINVAL;
-}
 
 static int strs_index(struct btf_base *b)
 {
@@ -76,29 +82,53 @@ static int strs_index(struct btf_base *b)
 	return 0;
 }
 
-struct btf_base *btf_base__new(struct btf *base, bool libbpf_splits, int *err)
+/*
+ * The sections of b->data, which btf_check passed. Every field of a type
+ * record is a 32-bit word, so the other byte order is the whole type
+ * section's words swapped.
+ */
+static int sections_read(struct btf_base *b)
+{
+	const struct btf_header *hdr = b->data;
+	bool swap = hdr->magic != BTF_MAGIC;
+	uint32_t hdr_len = swap ? __builtin_bswap32(hdr->hdr_len) : hdr->hdr_len;
+	uint32_t type_off = swap ? __builtin_bswap32(hdr->type_off) : hdr->type_off;
+	uint32_t type_len = swap ? __builtin_bswap32(hdr->type_len) : hdr->type_len;
+	uint32_t str_off = swap ? __builtin_bswap32(hdr->str_off) : hdr->str_off;
+	const uint8_t *types = (const uint8_t *)b->data + hdr_len + type_off;
+	uint32_t *w, i;
+
+	b->str_len = swap ? __builtin_bswap32(hdr->str_len) : hdr->str_len;
+	b->strs = (const char *)b->data + hdr_len + str_off;
+	b->types = types;
+	if (!swap && !((uintptr_t)types % 4))
+		return 0;
+	b->types_copy = malloc(type_len ? type_len : 1);
+	if (!b->types_copy)
+		return -ENOMEM;
+	memcpy(b->types_copy, types, type_len);
+	for (w = b->types_copy, i = 0; swap && i < type_len / 4; i++)
+		w[i] = __builtin_bswap32(w[i]);
+	b->types = b->types_copy;
+	return 0;
+}
+
+struct btf_base *btf_base__new(const void *data, size_t size, char *why, size_t why_size, int *err)
 {
 	struct btf_base *b = calloc(1, sizeof(*b));
+	uint32_t *offs = NULL, nr = 0;
 
 	*err = -ENOMEM;
 	if (!b)
 		return NULL;
-	b->base = base;
-	b->type_cnt = btf__type_cnt(base);
-	*err = strs_read(b);
-	/*
-	 * Split BTF built by libbpf looks its strings up in the base: libbpf
-	 * makes it modifiable, and each look-up may move its strings (libbpf
-	 * stages the string it looks for at their end). So they are read from
-	 * a copy.
-	 */
-	if (!*err && libbpf_splits) {
-		b->strs_copy = malloc(b->str_len ? b->str_len : 1);
-		if (b->strs_copy)
-			b->strs = memcpy(b->strs_copy, b->strs, b->str_len);
-		else
-			*err = -ENOMEM;
-	}
+	b->fd = -1;
+	b->data = data;
+	b->size = size;
+	*err = btf_check__raw(data, size, &offs, &nr, why, why_size);
+	b->offs = offs;
+	b->type_cnt = nr + 1;
+	if (!*err)
+		*err = sections_read(b);
 	if (!*err)
 		*err = strs_index(b);
 	if (*err) {
@@ -108,18 +138,134 @@ struct btf_base *btf_base__new(struct btf *base, bool libbpf_splits, int *err)
 	return b;
 }
 
+/* @b made on @size bytes at @data for @path, with the one line of its failure */
+static struct btf_base *base_new(const char *path, const void *data, size_t size, bool raw,
+				 int *err)
+{
+	struct btf_base *b;
+	char why[160];
+
+	b = btf_base__new(data, size, why, sizeof(why), err);
+	if (b)
+		return b;
+	if (*err == -ENOMSG && raw)
+		pr_warn("%s: cannot read base BTF (--btf_base: raw BTF, or an ELF file with .BTF): "
+			"neither\n",
+			path);
+	else if (*err == -ENOMEM)
+		pr_warn("%s: cannot read base BTF (--btf_base): %s\n", path, strerror(ENOMEM));
+	else
+		pr_warn("%s: invalid base BTF (--btf_base): %s\n", path, why);
+	return NULL;
+}
+
+/*
+ * An ELF file's .BTF is read where libelf maps it, never copied: a kernel
+ * build reads the vmlinux base (5 MB) once per module.
+ */
+struct btf_base *btf_base__open(const char *path, int *err)
+{
+	struct btf_base *b = NULL;
+	Elf_Scn *scn = NULL;
+	Elf *elf = NULL;
+	void *buf = NULL;
+	struct stat st;
+	size_t shstrndx;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		*err = -errno;
+		pr_warn("%s: cannot read base BTF (--btf_base): %s\n", path, strerror(errno));
+		goto out;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		*err = -EINVAL;
+		pr_warn("%s: cannot read base BTF (--btf_base): not a regular file\n", path);
+		goto out;
+	}
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (elf && elf_kind(elf) == ELF_K_ELF) {
+		if (elf_getshdrstrndx(elf, &shstrndx)) {
+			*err = -EINVAL;
+			pr_warn("%s: cannot read base BTF (--btf_base): %s\n", path,
+				elf_errmsg(-1));
+			goto out;
+		}
+		while ((scn = elf_nextscn(elf, scn))) {
+			const char *name;
+			Elf_Data *data;
+			GElf_Shdr sh;
+
+			if (!gelf_getshdr(scn, &sh) ||
+			    !(name = elf_strptr(elf, shstrndx, sh.sh_name)) || strcmp(name, ".BTF"))
+				continue;
+			data = sh.sh_type == SHT_NOBITS ? NULL : elf_rawdata(scn, NULL);
+			if (!data || !data->d_size)
+				break;
+			b = base_new(path, data->d_buf, data->d_size, false, err);
+			if (b) /* as btf__parse sets it */
+				b->ptr_size = gelf_getclass(elf) == ELFCLASS32 ? 4 : 8;
+			goto out;
+		}
+		*err = -ENOENT;
+		pr_warn("%s: no .BTF section to use as base BTF (--btf_base)\n", path);
+		goto out;
+	}
+	/* raw BTF, or what is neither */
+	buf = malloc(st.st_size ? (size_t)st.st_size : 1);
+	if (!buf) {
+		*err = -ENOMEM;
+		pr_warn("%s: cannot read base BTF (--btf_base): %s\n", path, strerror(ENOMEM));
+		goto out;
+	}
+	if (pread(fd, buf, (size_t)st.st_size, 0) != st.st_size) {
+		*err = -EIO;
+		pr_warn("%s: cannot read base BTF (--btf_base): short read\n", path);
+	} else {
+		b = base_new(path, buf, (size_t)st.st_size, true, err);
+	}
+out:
+	if (b) { /* (it holds what holds its bytes) */
+		b->elf = elf;
+		b->fd = fd;
+		b->buf = buf;
+		return b;
+	}
+	free(buf);
+	elf_end(elf);
+	if (fd >= 0)
+		close(fd);
+	return NULL;
+}
+
 void btf_base__free(struct btf_base *b)
 {
 	if (!b)
 		return;
-	free(b->strs_copy);
+	btf__free(b->btf);
+	free(b->types_copy);
+	free((void *)b->offs);
 	free(b->slots);
+	elf_end(b->elf);
+	if (b->fd >= 0)
+		close(b->fd);
+	free(b->buf);
 	free(b);
 }
 
-struct btf *btf_base__btf(const struct btf_base *b)
+struct btf *btf_base__btf(struct btf_base *b, int *err)
 {
-	return b->base;
+	if (b->btf)
+		return b->btf;
+	b->btf = btf__new(b->data, (uint32_t)b->size);
+	if (!b->btf) {
+		*err = errno ? -errno : -EINVAL;
+		return NULL;
+	}
+	if (b->ptr_size)
+		btf__set_pointer_size(b->btf, (size_t)b->ptr_size);
+	return b->btf;
 }
 
 int btf_base__find_str(const struct btf_base *b, const char *s)
@@ -136,7 +282,7 @@ int btf_base__find_str(const struct btf_base *b, const char *s)
 
 const struct btf_type *btf_base__type(const struct btf_base *b, uint32_t id)
 {
-	return btf__type_by_id(b->base, id);
+	return (const struct btf_type *)(b->types + b->offs[id]);
 }
 
 const char *btf_base__str(const struct btf_base *b, uint32_t off)

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * btf_base - the base BTF of split BTF (--btf_base) as the encoder reads
- * it: its strings indexed, its types and strings read in place.
+ * it: checked, its strings indexed, its types and strings read in place.
  */
 #ifndef BTF_BASE_H
 #define BTF_BASE_H
 
-#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct btf;
@@ -14,16 +14,21 @@ struct btf_type;
 struct btf_base;
 
 /*
- * @base (which must outlive the result, and is only read) with its
- * strings indexed. @libbpf_splits: libbpf builds split BTF on @base
- * (--exact), and its look-ups move the base's strings, so they are read
- * from a copy. NULL with *@err (-ENOMEM).
+ * The raw BTF @data (@size bytes, either byte order; it must outlive the
+ * result) as a base: checked by btf_check (what is wrong in @why), its
+ * strings indexed. NULL with *@err: -ENOMSG (no BTF at all), -EINVAL (in
+ * @why) or -ENOMEM.
  */
-struct btf_base *btf_base__new(struct btf *base, bool libbpf_splits, int *err);
+struct btf_base *btf_base__new(const void *data, size_t size, char *why, size_t why_size, int *err);
+/*
+ * The --btf_base @path: an ELF file's .BTF (read in the file's mapping) or
+ * raw BTF, as btf_base__new. NULL with *@err and one line on failure.
+ */
+struct btf_base *btf_base__open(const char *path, int *err);
 void btf_base__free(struct btf_base *b);
 
-/* the base, as libbpf's BTF */
-struct btf *btf_base__btf(const struct btf_base *b);
+/* the base as libbpf's BTF, made on the first call (--exact); NULL with *@err */
+struct btf *btf_base__btf(struct btf_base *b, int *err);
 /* the offset of string @s in the base (its first copy), or -ENOENT */
 int btf_base__find_str(const struct btf_base *b, const char *s);
 /* the base's type @id (0 < id < its type count) and string at @off (within its section) */

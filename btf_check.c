@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * btf_check - structural checks on BTF read from a file, before libbpf.
+ * btf_check - structural checks on BTF read from a file, before it is used.
  *
  * Debian 12's libbpf 1.1 makes a struct btf of any bytes with a valid
  * header: btf__new does not validate types, and btf__dedup then follows
  * whatever ids and name offsets they hold (a PTR to type 0xfffff in a base
  * crashed it). The kernel's BTF verifier, and libbpf from 1.3 on, check the
  * structure first; so does this, with the subset of the kernel's checks
- * that keeps libbpf's walks in bounds and finite:
+ * that keeps the walks of libbpf and of dwarf2btf (btf_dedup, which reads
+ * the base where it lies) in bounds and finite:
  *
  *  - header: magic (either byte order), version 1, no flags, a header
  *    length that fits, type and string sections inside the data, not
@@ -285,7 +286,8 @@ static int check_loops(struct check *c)
 	return 0;
 }
 
-int btf_check__raw(const void *data, size_t size, char *why, size_t why_size)
+int btf_check__raw(const void *data, size_t size, uint32_t **offs, uint32_t *nr, char *why,
+		   size_t why_size)
 {
 	const uint8_t *d = data;
 	struct check c = { .why = why, .why_size = why_size };
@@ -325,7 +327,11 @@ int btf_check__raw(const void *data, size_t size, char *why, size_t why_size)
 	c.strs_len = str_len;
 	if (!str_len || c.strs[0] || c.strs[str_len - 1])
 		return fail(&c, 0, "the string section does not start and end with NUL");
-	/* (each failure breaks out, to free the offsets) */
+	/* (as many records as fit, at most; each failure breaks out, to free them) */
+	cap = type_len / 12 + 2;
+	c.off = malloc((size_t)cap * sizeof(*c.off));
+	if (!c.off)
+		return -ENOMEM;
 	for (pos = 0; pos < type_len;) {
 		uint32_t info, kind;
 		int64_t extra;
@@ -346,17 +352,6 @@ int btf_check__raw(const void *data, size_t size, char *why, size_t why_size)
 				   kind_name((int)kind), info & 0xffff);
 			break;
 		}
-		if (c.nr + 2 > cap) {
-			uint32_t *grown;
-
-			cap = cap ? cap * 2 : 1024;
-			grown = realloc(c.off, (size_t)cap * sizeof(*c.off));
-			if (!grown) {
-				err = -ENOMEM;
-				break;
-			}
-			c.off = grown;
-		}
 		c.off[++c.nr] = pos;
 		pos += 12 + (uint32_t)extra;
 	}
@@ -364,6 +359,11 @@ int btf_check__raw(const void *data, size_t size, char *why, size_t why_size)
 		err = check_type(&c, pos);
 	if (!err)
 		err = check_loops(&c);
-	free(c.off);
-	return err;
+	if (err) {
+		free(c.off);
+		return err;
+	}
+	*offs = c.off;
+	*nr = c.nr;
+	return 0;
 }

@@ -98,7 +98,7 @@ static bool own_dedup(const struct d2b_conf *conf, bool split)
 }
 
 struct btf_encoder *btf_encoder__new(const struct d2b_conf *conf, struct elf_symtab *es,
-				     struct btf *base, const char *path, int *err)
+				     struct btf_base *base, const char *path, int *err)
 {
 	struct btf_encoder *enc = calloc(1, sizeof(*enc));
 
@@ -109,13 +109,7 @@ struct btf_encoder *btf_encoder__new(const struct d2b_conf *conf, struct elf_sym
 	enc->conf = conf;
 	enc->es = es;
 	enc->path = path;
-	if (base) {
-		enc->base = btf_base__new(base, !own_dedup(conf, true), err);
-		if (!enc->base) {
-			btf_encoder__free(enc);
-			return NULL;
-		}
-	}
+	enc->base = base;
 	if (base || !conf->batch_types)
 		enc->raw = btf_raw__new(enc->base);
 	else
@@ -144,7 +138,6 @@ void btf_encoder__free(struct btf_encoder *enc)
 	btf_batches__free(enc->batches);
 	btf__free(enc->btf);
 	btf_raw__free(enc->raw);
-	btf_base__free(enc->base); /* (after the BTFs built on it) */
 	btf_raw__free(enc->index_type);
 	free(enc->batch_ids);
 	if (enc->secs)

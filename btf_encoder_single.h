@@ -21,7 +21,7 @@
 
 #include "btf_batches.h"
 
-struct btf;
+struct btf_base;
 struct btf_encoder;
 struct cu;
 struct d2b_conf;
@@ -45,7 +45,7 @@ struct btf_encoder_stats {
  * NULL with *@err = -errno.
  */
 struct btf_encoder *btf_encoder__new(const struct d2b_conf *conf, struct elf_symtab *es,
-				     struct btf *base, const char *path, int *err);
+				     struct btf_base *base, const char *path, int *err);
 void btf_encoder__free(struct btf_encoder *enc);
 /*
  * Names inside [@data, @data + @size) stay valid and unchanged while the

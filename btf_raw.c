@@ -31,8 +31,7 @@ struct str_slot {
 };
 
 struct btf_raw {
-	const struct btf_base *bb; /* split BTF: the base, or NULL */
-	struct btf *base; /* what libbpf builds the split BTF on (btf_base__btf) */
+	struct btf_base *bb; /* split BTF: the base, or NULL */
 	uint32_t start_id; /* the first id this BTF adds */
 	char *types;
 	uint32_t types_len, types_cap;
@@ -47,7 +46,7 @@ struct btf_raw {
 	uint32_t raw_len;
 };
 
-struct btf_raw *btf_raw__new(const struct btf_base *base)
+struct btf_raw *btf_raw__new(struct btf_base *base)
 {
 	struct btf_raw *r = calloc(1, sizeof(*r));
 
@@ -55,7 +54,6 @@ struct btf_raw *btf_raw__new(const struct btf_base *base)
 		return NULL;
 	if (base) {
 		r->bb = base;
-		r->base = btf_base__btf(base);
 		r->start_id = btf_base__type_cnt(base);
 		r->str_start = btf_base__str_len(base);
 		return r;
@@ -797,14 +795,21 @@ struct btf *btf_raw__to_btf(struct btf_raw *r, int *err)
 {
 	struct btf_type *scratch = NULL;
 	uint32_t off, i, cap = 0, released = 0;
-	struct btf *btf;
+	struct btf *btf = NULL, *base = NULL;
 	int got = -ENOMEM;
 
-	btf = r->base ? btf__new_empty_split(r->base) : btf__new_empty();
-	if (!btf)
+	if (r->bb) {
+		base = btf_base__btf(r->bb, &got);
+		if (!base)
+			goto fail;
+	}
+	btf = base ? btf__new_empty_split(base) : btf__new_empty();
+	if (!btf) {
+		got = -ENOMEM;
 		goto fail;
+	}
 	/* the strings first, in order: libbpf's string section as it would have built it */
-	for (off = r->base ? 0 : 1; off < r->strs_len; off += (uint32_t)strlen(r->strs + off) + 1) {
+	for (off = base ? 0 : 1; off < r->strs_len; off += (uint32_t)strlen(r->strs + off) + 1) {
 		got = btf__add_str(btf, r->strs + off);
 		if (got != (int)(r->str_start + off))
 			goto fail;

@@ -37,7 +37,7 @@ struct btf_base;
 struct btf_raw;
 
 /* an empty BTF, or split BTF on @base (which must outlive it); NULL: no memory */
-struct btf_raw *btf_raw__new(const struct btf_base *base);
+struct btf_raw *btf_raw__new(struct btf_base *base);
 void btf_raw__free(struct btf_raw *r);
 /* @r's type records and string index go: only its string section is left to read */
 void btf_raw__drop_types(struct btf_raw *r);

@@ -13,11 +13,7 @@
  * The command line (dwarf2btf.c), the stress test and the fuzz target all
  * call encode_pipeline__run(), so they exercise the same code.
  */
-#include <bpf/btf.h>
-#include <bpf/libbpf.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <gelf.h>
 #include <libelf.h>
 #include <malloc.h>
 #include <pthread.h>
@@ -25,11 +21,9 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <sys/stat.h>
 #include <time.h>
-#include <unistd.h>
 
-#include "btf_check.h"
+#include "btf_base.h"
 #include "btf_encoder_single.h"
 #include "d2b_conf.h"
 #include "d2b_util.h"
@@ -137,112 +131,6 @@ static int inputs_open(const char *path, const struct d2b_conf *conf, struct dwa
 /* ---------------------------------------------------------------------- */
 /* the pipeline                                                           */
 
-/* @size bytes of raw BTF at @data, checked (btf_check.h), as a libbpf BTF */
-static struct btf *base_new(const char *path, const void *data, size_t size, bool raw, int *err)
-{
-	char why[160], msg[128];
-	struct btf *btf;
-
-	*err = btf_check__raw(data, size, why, sizeof(why));
-	if (*err == -ENOMSG && raw) {
-		pr_warn("%s: cannot read base BTF (--btf_base: raw BTF, or an ELF file with .BTF): "
-			"neither\n",
-			path);
-		return NULL;
-	}
-	if (*err) {
-		pr_warn("%s: invalid base BTF (--btf_base): %s\n", path,
-			*err == -ENOMEM ? strerror(ENOMEM) : why);
-		return NULL;
-	}
-	btf = btf__new(data, size);
-	if (!btf) {
-		*err = -errno;
-		libbpf_strerror(*err, msg, sizeof(msg));
-		pr_warn("%s: cannot read base BTF (--btf_base): %s\n", path, msg);
-	}
-	return btf;
-}
-
-/*
- * --btf_base: an ELF file's .BTF, or raw BTF; one clear line on failure.
- * An ELF file's section is used where libelf maps it, not copied into a
- * buffer before btf__new copies it (btf__parse would): a kernel build
- * reads the vmlinux base (5 MB) once per module, 930 fewer page faults each
- * (ah4.ko: 6,506 -> 5,574, perf stat), Documentation/performance.md,
- * "Kernel modules".
- */
-struct btf *encode_pipeline__base_open(const char *path, int *err)
-{
-	struct btf *btf = NULL;
-	Elf_Scn *scn = NULL;
-	Elf *elf = NULL;
-	struct stat st;
-	size_t shstrndx;
-	void *buf;
-	int fd;
-
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0 || fstat(fd, &st) < 0) {
-		*err = -errno;
-		pr_warn("%s: cannot read base BTF (--btf_base): %s\n", path, strerror(errno));
-		goto out;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		*err = -EINVAL;
-		pr_warn("%s: cannot read base BTF (--btf_base): not a regular file\n", path);
-		goto out;
-	}
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (elf && elf_kind(elf) == ELF_K_ELF) {
-		if (elf_getshdrstrndx(elf, &shstrndx)) {
-			*err = -EINVAL;
-			pr_warn("%s: cannot read base BTF (--btf_base): %s\n", path,
-				elf_errmsg(-1));
-			goto out;
-		}
-		while ((scn = elf_nextscn(elf, scn))) {
-			const char *name;
-			Elf_Data *data;
-			GElf_Shdr sh;
-
-			if (!gelf_getshdr(scn, &sh) ||
-			    !(name = elf_strptr(elf, shstrndx, sh.sh_name)) || strcmp(name, ".BTF"))
-				continue;
-			data = sh.sh_type == SHT_NOBITS ? NULL : elf_rawdata(scn, NULL);
-			if (!data || !data->d_size)
-				break;
-			btf = base_new(path, data->d_buf, data->d_size, false, err);
-			if (btf) /* as btf__parse sets it */
-				btf__set_pointer_size(btf,
-						      gelf_getclass(elf) == ELFCLASS32 ? 4 : 8);
-			goto out;
-		}
-		*err = -ENOENT;
-		pr_warn("%s: no .BTF section to use as base BTF (--btf_base)\n", path);
-		goto out;
-	}
-	/* raw BTF, or what is neither */
-	buf = malloc(st.st_size ? (size_t)st.st_size : 1);
-	if (!buf) {
-		*err = -ENOMEM;
-		pr_warn("%s: cannot read base BTF (--btf_base): %s\n", path, strerror(ENOMEM));
-		goto out;
-	}
-	if (pread(fd, buf, (size_t)st.st_size, 0) != st.st_size) {
-		*err = -EIO;
-		pr_warn("%s: cannot read base BTF (--btf_base): short read\n", path);
-	} else {
-		btf = base_new(path, buf, (size_t)st.st_size, true, err);
-	}
-	free(buf);
-out:
-	elf_end(elf);
-	if (fd >= 0)
-		close(fd);
-	return btf;
-}
-
 struct run {
 	const struct d2b_conf *conf;
 	const struct encode_hooks *hooks; /* or NULL */
@@ -315,7 +203,7 @@ int encode_pipeline__run_hooked(const char *path, const struct d2b_conf *conf,
 	};
 	struct btf_encoder_stats stats;
 	struct elf_symtab *es = NULL;
-	struct btf *base = NULL;
+	struct btf_base *base = NULL;
 	struct phase_clock pc;
 	struct run r = { .conf = conf, .hooks = hooks };
 	const char *strs;
@@ -335,11 +223,7 @@ int encode_pipeline__run_hooked(const char *path, const struct d2b_conf *conf,
 	if (err || !r.dl)
 		goto out;
 	if (conf->btf_base) {
-		if (D2B_MMAP_THRESHOLD != 0)
-			mallopt(M_MMAP_THRESHOLD, BASE_MMAP_THRESHOLD);
-		base = encode_pipeline__base_open(conf->btf_base, &err);
-		if (D2B_MMAP_THRESHOLD != 0)
-			mallopt(M_MMAP_THRESHOLD, D2B_MMAP_THRESHOLD);
+		base = btf_base__open(conf->btf_base, &err);
 		if (!base)
 			goto out;
 	}
@@ -415,7 +299,7 @@ int encode_pipeline__run_hooked(const char *path, const struct d2b_conf *conf,
 	}
 out:
 	btf_encoder__free(r.enc);
-	btf__free(base);
+	btf_base__free(base); /* (after the BTF built on it) */
 	elf_symtab__free(es);
 	dwarf_loader__free(r.dl);
 	return err;

@@ -6,7 +6,6 @@
 #ifndef ENCODE_PIPELINE_H
 #define ENCODE_PIPELINE_H
 
-struct btf;
 struct d2b_conf;
 
 /*
@@ -29,11 +28,5 @@ struct encode_hooks {
 /* encode_pipeline__run(), calling @hooks */
 int encode_pipeline__run_hooked(const char *path, const struct d2b_conf *conf,
 				const struct encode_hooks *hooks);
-
-/*
- * The --btf_base @path: an ELF file's .BTF, or raw BTF, checked by
- * btf_check before libbpf reads it. NULL, *@err and one line on failure.
- */
-struct btf *encode_pipeline__base_open(const char *path, int *err);
 
 #endif /* ENCODE_PIPELINE_H */

@@ -115,20 +115,6 @@
 #define D2B_MMAP_THRESHOLD (8u << 20)
 #endif
 
-/*
- * ... but while the base BTF is read: libbpf copies a vmlinux's .BTF (5 MB)
- * into a block it frees if it makes the base modifiable (--exact: at the
- * module's first string; otherwise it never does, btf_base.c) (for raw BTF,
- * encode_pipeline__base_open reads the file into another first).
- * Below the threshold such blocks would stay resident in the arena and
- * make up a small module's peak; mapped of their own they go back.
- * Measured (Documentation/performance.md, "Tuning knobs"): peak RSS for
- * ah4.ko 24.2 -> 18.1 MiB, btrfs.ko 44.7 -> 38.0 MiB, time unchanged.
- */
-#ifndef BASE_MMAP_THRESHOLD
-#define BASE_MMAP_THRESHOLD (1u << 20)
-#endif
-
 /* ---- threads ----------------------------------------------------------- */
 
 /*

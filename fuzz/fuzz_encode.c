@@ -19,7 +19,7 @@
  * split on its own .BTF as the base (btf_dedup against libbpf's dedup).
  *
  * Each input is also read as a --btf_base (raw BTF, or an ELF file's .BTF)
- * by encode_pipeline__base_open(); a base it accepts gets a split BTF of
+ * by btf_base__open(); a base it accepts gets a split BTF of
  * copies of its first types and pointers to them, deduplicated against it
  * as a module's BTF is, by btf_dedup (libbpf 1.1's way and 1.7.0's) and by
  * libbpf: a base that passes the checks must crash neither, and btf_dedup
@@ -160,7 +160,7 @@ static void same_raw(struct btf *l, struct btf_raw *r)
 }
 
 /* split BTF on @bb: copies of its first @n types, then a pointer to each; NULL: no memory */
-static struct btf_raw *split_copies(const struct btf_base *bb, uint32_t n)
+static struct btf_raw *split_copies(struct btf_base *bb, uint32_t n)
 {
 	struct btf_raw *r = btf_raw__new(bb);
 	uint32_t id;
@@ -187,19 +187,20 @@ static bool base_both(const char *path)
 {
 	struct btf_raw *own = NULL, *own170 = NULL;
 	struct btf *base, *split = NULL;
-	struct btf_base *bb = NULL;
+	struct btf_base *bb;
 	uint32_t id, n;
 	int err;
 
-	base = encode_pipeline__base_open(path, &err);
-	if (!base)
+	bb = btf_base__open(path, &err);
+	if (!bb)
 		return false;
+	base = btf_base__btf(bb, &err);
 	/* made modifiable now, by libbpf, not under btf__add_type's feet */
-	btf__find_str(base, "");
-	bb = btf_base__new(base, true, &err);
-	n = btf__type_cnt(base) - 1;
+	if (base)
+		btf__find_str(base, "");
+	n = btf_base__type_cnt(bb) - 1;
 	n = n < 256 ? n : 256;
-	if (bb) {
+	if (base) {
 		split = btf__new_empty_split(base);
 		own = split_copies(bb, n);
 		own170 = split_copies(bb, n);
@@ -219,7 +220,6 @@ static bool base_both(const char *path)
 	btf_raw__free(own170);
 	btf__free(split);
 	btf_base__free(bb);
-	btf__free(base);
 	return true;
 }
 

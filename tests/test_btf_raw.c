@@ -352,10 +352,19 @@ static void run(const char *what, struct btf *base, int rounds, bool convert)
 {
 	struct pair p = { .what = what };
 	struct btf *conv = NULL;
+	void *base_raw = NULL;
+	const void *data;
+	char why[160];
+	uint32_t size;
 	int k, err = 0;
 
+	/* (btf_base reads the base's bytes where they are: a copy libbpf cannot move) */
+	data = base ? btf__raw_data(base, &size) : NULL;
+	base_raw = data ? malloc(size) : NULL;
+	if (base_raw)
+		memcpy(base_raw, data, size);
 	p.l = base ? btf__new_empty_split(base) : btf__new_empty();
-	p.bb = base ? btf_base__new(base, true, &err) : NULL;
+	p.bb = base_raw ? btf_base__new(base_raw, size, why, sizeof(why), &err) : NULL;
 	p.r = base && !p.bb ? NULL : btf_raw__new(p.bb);
 	if (!p.l || !p.r) {
 		fprintf(stderr, "test_btf_raw: %s: no memory\n", what);
@@ -392,6 +401,7 @@ out:
 	btf__free(p.l);
 	btf_raw__free(p.r);
 	btf_base__free(p.bb);
+	free(base_raw);
 }
 
 int main(void)
