@@ -485,9 +485,14 @@ static int dedup_resolve_fwds(struct dedup *d)
 	struct cand_table names = { 0 };
 	const struct cand_ent *one;
 	struct cand_key *k;
-	uint32_t id;
-	int err = 0;
+	uint32_t id, nr = 0;
+	int err;
 
+	/* (the table sized at once for them) */
+	for (id = 1; id < d->nr; id++)
+		nr += (d->kinds[id] == BTF_KIND_STRUCT || d->kinds[id] == BTF_KIND_UNION) &&
+		      d->map[id] == id;
+	err = cand_table__reserve(&names, nr);
 	for (id = 1; id < d->nr && !err; id++) {
 		const struct btf_type *t = d->types[id];
 

@@ -37,9 +37,10 @@ struct cand_key *cand_table__find(struct cand_table *t, uint64_t key)
 	return NULL;
 }
 
-static int table_rehash(struct cand_table *t)
+/* the keys moved to a table of @n slots (a power of two, more than now): 0 or -ENOMEM */
+static int table_rehash(struct cand_table *t, size_t n)
 {
-	size_t old_n = t->nr_keys, n = old_n ? old_n * 2 : 1024, i, j;
+	size_t old_n = t->nr_keys, i, j;
 	struct cand_key *old = t->keys, *keys = calloc(n, sizeof(*keys));
 
 	if (!keys)
@@ -73,11 +74,22 @@ void cand_table__normalize(struct cand_table *t, struct cand_key *k)
 	k->grows = t->grows;
 }
 
+/* the slots for @n keys at most half full: a power of two, from 1024 */
+static size_t slots_for(size_t n)
+{
+	size_t slots = 1024;
+
+	while (slots < 2 * n)
+		slots *= 2;
+	return slots;
+}
+
 int cand_table__reserve(struct cand_table *t, uint32_t n)
 {
-	while ((size_t)n * 2 > t->nr_keys)
-		if (table_rehash(t))
-			return -ENOMEM;
+	size_t slots = slots_for(n);
+
+	if (slots > t->nr_keys && table_rehash(t, slots))
+		return -ENOMEM;
 	return d2b_grow(&t->ents, &t->cap_ents, n, sizeof(*t->ents)) ? -ENOMEM : 0;
 }
 
@@ -92,7 +104,7 @@ int cand_table__add(struct cand_table *t, uint64_t key, uint32_t id)
 	}
 	t->libbpf_sz++;
 	if (d2b_grow(&t->ents, &t->cap_ents, t->nr_ents + 1ull, sizeof(*t->ents)) ||
-	    ((t->nr_used + 1) * 2 > t->nr_keys && table_rehash(t)))
+	    ((t->nr_used + 1) * 2 > t->nr_keys && table_rehash(t, slots_for(t->nr_used + 1))))
 		return -ENOMEM;
 	for (i = slot_of(t, key); t->keys[i].head && t->keys[i].key != key;
 	     i = (i + 1) & (t->nr_keys - 1))
