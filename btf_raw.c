@@ -148,7 +148,6 @@ uint32_t btf_raw__type_cnt(const struct btf_raw *r)
 /* ---------------------------------------------------------------------- */
 /* strings                                                                */
 
-/* FNV-1a, and the length of @s */
 /* @s's slot: its entry, or the free slot it would take; cap_slots > 0 */
 static struct str_slot *str_slot(const struct btf_raw *r, const char *s, uint32_t hash)
 {

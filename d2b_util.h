@@ -87,15 +87,35 @@ void *d2b_map(size_t n, size_t *sz);
  */
 void d2b_thread_nicer(int delta);
 
-/* FNV-1a of the string @s, folded to 32 bits; *@len: its length */
+/*
+ * A hash of the string @s, 32 bits; *@len: its length. Eight bytes at a
+ * time (after strlen's vector scan), each word mixed in with a multiply,
+ * the last one or two words overlapping rather than read past the end; the
+ * value depends on the host's byte order, so it only indexes tables in
+ * memory (btf_base, btf_raw), never anything written out.
+ */
 static inline uint32_t d2b_str_hash(const char *s, uint32_t *len)
 {
-	uint64_t h = 0xcbf29ce484222325ull;
-	const char *p;
+	size_t n = strlen(s), i;
+	uint64_t h = n * 0x9e3779b97f4a7c15ull, w;
 
-	for (p = s; *p; p++)
-		h = (h ^ (unsigned char)*p) * 0x100000001b3ull;
-	*len = (uint32_t)(p - s);
+	for (i = 0; i + 8 <= n; i += 8) {
+		memcpy(&w, s + i, 8);
+		h = (h ^ w) * 0xbf58476d1ce4e5b9ull;
+		h ^= h >> 31;
+	}
+	if (i < n) {
+		if (n >= 8) {
+			memcpy(&w, s + n - 8, 8);
+		} else {
+			for (w = 0; i < n; i++)
+				w = w << 8 | (unsigned char)s[i];
+		}
+		h = (h ^ w) * 0x94d049bb133111ebull;
+	}
+	h ^= h >> 29;
+	h *= 0xbf58476d1ce4e5b9ull;
+	*len = (uint32_t)n;
 	return (uint32_t)(h ^ (h >> 32));
 }
 
