@@ -89,16 +89,19 @@ static int strs_index(struct btf_base *b)
  */
 static int sections_read(struct btf_base *b)
 {
-	const struct btf_header *hdr = b->data;
-	bool swap = hdr->magic != BTF_MAGIC;
-	uint32_t hdr_len = swap ? __builtin_bswap32(hdr->hdr_len) : hdr->hdr_len;
-	uint32_t type_off = swap ? __builtin_bswap32(hdr->type_off) : hdr->type_off;
-	uint32_t type_len = swap ? __builtin_bswap32(hdr->type_len) : hdr->type_len;
-	uint32_t str_off = swap ? __builtin_bswap32(hdr->str_off) : hdr->str_off;
-	const uint8_t *types = (const uint8_t *)b->data + hdr_len + type_off;
-	uint32_t *w, i;
+	struct btf_header hdr; /* (copied: an ELF section may be misaligned) */
+	bool swap;
+	uint32_t hdr_len, type_off, type_len, str_off, *w, i;
+	const uint8_t *types;
 
-	b->str_len = swap ? __builtin_bswap32(hdr->str_len) : hdr->str_len;
+	memcpy(&hdr, b->data, sizeof(hdr));
+	swap = hdr.magic != BTF_MAGIC;
+	hdr_len = swap ? __builtin_bswap32(hdr.hdr_len) : hdr.hdr_len;
+	type_off = swap ? __builtin_bswap32(hdr.type_off) : hdr.type_off;
+	type_len = swap ? __builtin_bswap32(hdr.type_len) : hdr.type_len;
+	str_off = swap ? __builtin_bswap32(hdr.str_off) : hdr.str_off;
+	types = (const uint8_t *)b->data + hdr_len + type_off;
+	b->str_len = swap ? __builtin_bswap32(hdr.str_len) : hdr.str_len;
 	b->strs = (const char *)b->data + hdr_len + str_off;
 	b->types = types;
 	if (!swap && !((uintptr_t)types % 4))

@@ -644,8 +644,10 @@ const void *btf_raw__raw_data(struct btf_raw *r, bool swap, uint32_t *size)
 				    .str_off = r->types_len,
 				    .str_len = r->strs_len };
 	p = r->raw + sizeof(*hdr);
-	memcpy(p, r->types, r->types_len);
-	memcpy(p + r->types_len, r->strs, r->strs_len);
+	if (r->types_len)
+		memcpy(p, r->types, r->types_len);
+	if (r->strs_len)
+		memcpy(p + r->types_len, r->strs, r->strs_len);
 	/* every field of a type record is a 32-bit word; the header's magic is 16 bits */
 	if (swap) {
 		for (i = 0; i < r->nr_types; i++)
