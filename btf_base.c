@@ -83,35 +83,32 @@ static int strs_index(struct btf_base *b)
 }
 
 /*
- * The sections of b->data, which btf_check passed. Every field of a type
- * record is a 32-bit word, so the other byte order is the whole type
- * section's words swapped.
+ * The sections of b->data, which btf_check passed: of the other byte
+ * order, the header and the type section are swapped word for word
+ * (d2b_bswap32_words), the types in a copy.
  */
 static int sections_read(struct btf_base *b)
 {
 	struct btf_header hdr; /* (copied: an ELF section may be misaligned) */
-	bool swap;
-	uint32_t hdr_len, type_off, type_len, str_off, *w, i;
 	const uint8_t *types;
+	bool swap;
 
 	memcpy(&hdr, b->data, sizeof(hdr));
 	swap = hdr.magic != BTF_MAGIC;
-	hdr_len = swap ? __builtin_bswap32(hdr.hdr_len) : hdr.hdr_len;
-	type_off = swap ? __builtin_bswap32(hdr.type_off) : hdr.type_off;
-	type_len = swap ? __builtin_bswap32(hdr.type_len) : hdr.type_len;
-	str_off = swap ? __builtin_bswap32(hdr.str_off) : hdr.str_off;
-	types = (const uint8_t *)b->data + hdr_len + type_off;
-	b->str_len = swap ? __builtin_bswap32(hdr.str_len) : hdr.str_len;
-	b->strs = (const char *)b->data + hdr_len + str_off;
+	if (swap)
+		d2b_bswap32_words(&hdr.hdr_len, 5);
+	types = (const uint8_t *)b->data + hdr.hdr_len + hdr.type_off;
+	b->str_len = hdr.str_len;
+	b->strs = (const char *)b->data + hdr.hdr_len + hdr.str_off;
 	b->types = types;
 	if (!swap && !((uintptr_t)types % 4))
 		return 0;
-	b->types_copy = malloc(type_len ? type_len : 1);
+	b->types_copy = malloc(hdr.type_len ? hdr.type_len : 1);
 	if (!b->types_copy)
 		return -ENOMEM;
-	memcpy(b->types_copy, types, type_len);
-	for (w = b->types_copy, i = 0; swap && i < type_len / 4; i++)
-		w[i] = __builtin_bswap32(w[i]);
+	memcpy(b->types_copy, types, hdr.type_len);
+	if (swap)
+		d2b_bswap32_words(b->types_copy, hdr.type_len / 4);
 	b->types = b->types_copy;
 	return 0;
 }

@@ -144,8 +144,8 @@ struct btf_encoder {
 	struct elf_symtab *es;
 	const char *path;
 	struct btf_base *base; /* split BTF: the base; NULL otherwise */
-	struct btf
-		*btf; /* the merged BTF (or the one BTF), once the writer is done, or NULL: raw */
+	/* the merged BTF (or the one BTF), once the writer is done; NULL where it stays raw */
+	struct btf *btf;
 	struct btf_batches *batches; /* NULL: one BTF (split BTF) */
 	uint32_t nr_batches; /* handed over */
 	uint32_t *batch_ids; /* the batch's ids that functions and DATASECs use */

@@ -615,20 +615,9 @@ int btf_raw__set_types(struct btf_raw *r, const void *types, uint32_t len)
 /* ---------------------------------------------------------------------- */
 /* raw bytes                                                              */
 
-/* @n 32-bit words at @p, byte-swapped */
-static void swap_words(void *p, size_t n)
-{
-	uint32_t *w = p;
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		w[i] = __builtin_bswap32(w[i]);
-}
-
 const void *btf_raw__raw_data(struct btf_raw *r, bool swap, uint32_t *size)
 {
 	struct btf_header *hdr;
-	uint32_t i;
 	char *p;
 
 	free(r->raw);
@@ -648,13 +637,10 @@ const void *btf_raw__raw_data(struct btf_raw *r, bool swap, uint32_t *size)
 		memcpy(p, r->types, r->types_len);
 	if (r->strs_len)
 		memcpy(p + r->types_len, r->strs, r->strs_len);
-	/* every field of a type record is a 32-bit word; the header's magic is 16 bits */
 	if (swap) {
-		for (i = 0; i < r->nr_types; i++)
-			swap_words(p + r->offs[i],
-				   btf_raw__record_size((void *)(p + r->offs[i])) / 4);
+		d2b_bswap32_words(p, r->types_len / 4);
 		hdr->magic = __builtin_bswap16(hdr->magic);
-		swap_words(&hdr->hdr_len, 5);
+		d2b_bswap32_words(&hdr->hdr_len, 5);
 	}
 	*size = r->raw_len;
 	return r->raw;

@@ -119,6 +119,20 @@ static inline uint32_t d2b_str_hash(const char *s, uint32_t *len)
 	return (uint32_t)(h ^ (h >> 32));
 }
 
+/*
+ * @n 32-bit words at @p byte-swapped in place. Every field of a BTF type
+ * record, and of its header after the 16-bit magic, is such a word, so a
+ * type section or a header changes byte order this way.
+ */
+static inline void d2b_bswap32_words(void *p, size_t n)
+{
+	uint32_t *w = p;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		w[i] = __builtin_bswap32(w[i]);
+}
+
 /* @clock (CLOCK_MONOTONIC, CLOCK_THREAD_CPUTIME_ID, ...) in seconds; 0 if unreadable */
 static inline double d2b_clock_s(clockid_t clock)
 {
