@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * btf_batches - batches of whole CUs deduplicated in parallel with the
- * encoder, then merged in batch order for one final, small btf__dedup.
+ * encoder, then merged in batch order for one final, small dedup.
  *
  * Why the bytes stay pahole's. btf__dedup keeps the first type of every
  * equivalence class, in order, and (for a from-scratch BTF) keeps the string
- * section as it was built. Deduplicating consecutive batches first removes
+ * section as it was built; btf_dedup, which deduplicates the batches and
+ * then the merged BTF, decides as it does. Deduplicating consecutive batches first removes
  * only later members of classes, so the merged stream holds the same first
  * members in the same order, and the final dedup maps the rest onto them.
  * libbpf's equivalence is a heuristic (forward declarations, hypothetical
@@ -20,9 +21,9 @@
  * batches; the ids they need are passed to btf_batches__add. A batch is
  * deduplicated by btf_dedup, libbpf 1.1's algorithm, straight from the
  * arrays the encoder's writer built (btf_raw), which also says where each
- * of those ids went, on the batch's own thread, off the writer's path. No
- * libbpf BTF is made of a batch: its deduplicated records go straight into
- * the merged one (btf_raw__append_records), so no string is looked up twice.
+ * of those ids went, on the batch's own thread, off the writer's path. Its
+ * deduplicated records go straight into the merged btf_raw
+ * (btf_raw__append_records), so no string is looked up twice.
  *
  * The merge: each batch's thread, once its dedup is done, waits for the
  * batch before it to be merged, then appends its own to the merged BTF, so
@@ -46,7 +47,6 @@
  * many unmerged batches however fast the encoder is), .nr_merged and
  * .failed.
  */
-#include <bpf/btf.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdbool.h>
@@ -90,7 +90,7 @@ struct btf_batches {
 	uint32_t nr, cap;
 	uint32_t nr_joined; /* the collector's: the threads of batches below it are joined */
 	unsigned int max_running;
-	struct btf *out; /* the merged BTF: see "Threads and locking" */
+	struct btf_raw *out; /* the merged BTF: see "Threads and locking" */
 	pthread_mutex_t lock;
 	pthread_cond_t ended; /* signalled when a batch is merged or failed */
 	unsigned int running; /* under lock */
@@ -107,7 +107,7 @@ struct btf_batches *btf_batches__new(unsigned int max_running)
 	if (!bb)
 		return NULL;
 	bb->max_running = max_running ? max_running : 1;
-	bb->out = btf__new_empty();
+	bb->out = btf_raw__new(NULL);
 	if (!bb->out) {
 		free(bb);
 		return NULL;
@@ -142,7 +142,7 @@ void btf_batches__free(struct btf_batches *bb)
 		free(b);
 	}
 	free(bb->b);
-	btf__free(bb->out);
+	btf_raw__free(bb->out);
 	pthread_mutex_destroy(&bb->lock);
 	pthread_cond_destroy(&bb->ended);
 	free(bb);
@@ -241,7 +241,7 @@ static uint32_t batch_str_off(const struct batch *b, uint32_t off)
 }
 
 /* add batch @b's strings to @out in order, recording where they went */
-static int batch_merge_strs(struct batch *b, struct btf *out)
+static int batch_merge_strs(struct batch *b, struct btf_raw *out)
 {
 	uint32_t types_len, strs_len;
 	const char *strs, *s, *end;
@@ -253,7 +253,7 @@ static int batch_merge_strs(struct batch *b, struct btf *out)
 	if (!b->strs)
 		return -ENOMEM;
 	for (s = strs + 1; s < end; s += strlen(s) + 1) {
-		int off = btf__add_str(out, s);
+		int off = btf_raw__add_str(out, s);
 
 		if (off < 0)
 			return off;
@@ -276,7 +276,7 @@ static uint32_t batch_merge_str(void *ctx, uint32_t off, int *err)
  * Append batch @b, deduplicated, to @out, as btf__add_btf would (strings
  * first, in order); its memory is freed.
  */
-static void batch_merge(struct batch *b, struct btf *out)
+static void batch_merge(struct batch *b, struct btf_raw *out)
 {
 	b->what = "merging its strings";
 	b->err = batch_merge_strs(b, out);
@@ -284,7 +284,7 @@ static void batch_merge(struct batch *b, struct btf *out)
 	b->raw = NULL;
 	if (b->err)
 		return;
-	b->type_shift = btf__type_cnt(out) - 1;
+	b->type_shift = btf_raw__type_cnt(out) - 1;
 	b->what = "merging its types";
 	b->err = btf_raw__append_records(out, b->types, b->types_len, b->type_shift,
 					 batch_merge_str, b);
@@ -401,9 +401,9 @@ static int batch_merged(struct btf_batches *bb, uint32_t k, bool wait)
 }
 
 /* every thread joined: the merged BTF, or NULL, *@err and the first failure's message */
-static struct btf *batches_merge(struct btf_batches *bb, const char *path, int *err)
+static struct btf_raw *batches_merge(struct btf_batches *bb, const char *path, int *err)
 {
-	struct btf *out;
+	struct btf_raw *out;
 	uint32_t k;
 
 	*err = 0;
@@ -432,12 +432,12 @@ static int batch_map(struct btf_batches *bb, uint32_t k, bool wait,
 	return batch_merged(bb, k, wait) ?: ops->merged(ctx, k);
 }
 
-struct btf *btf_batches__finish(struct btf_batches *bb, struct btf_raw *last, uint32_t *ids,
-				uint32_t nr_ids, const struct btf_batches_finish_ops *ops,
-				void *ctx, const char *path, int *err)
+struct btf_raw *btf_batches__finish(struct btf_batches *bb, struct btf_raw *last, uint32_t *ids,
+				    uint32_t nr_ids, const struct btf_batches_finish_ops *ops,
+				    void *ctx, const char *path, int *err)
 {
 	uint32_t k = 0, nr = bb->nr + !!last;
-	struct btf *out;
+	struct btf_raw *out;
 	int map_err = 0;
 
 	*err = 0;
@@ -474,7 +474,7 @@ struct btf *btf_batches__finish(struct btf_batches *bb, struct btf_raw *last, ui
 	out = batches_merge(bb, path, err);
 	if (out && map_err) {
 		pr_warn("%s: cannot merge the BTF batches: %s\n", path, strerror(-map_err));
-		btf__free(out);
+		btf_raw__free(out);
 		*err = map_err;
 		return NULL;
 	}

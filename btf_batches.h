@@ -8,8 +8,8 @@
  * appends it, in batch order, to the merged BTF. btf_batches__finish() hands
  * over the last, calls the encoder back for each batch as soon as it is
  * merged (whose ids and strings can then be mapped), and returns that BTF,
- * on which the encoder adds its functions and DATASECs and runs the final
- * btf__dedup. Only the collector calls these functions.
+ * to which the encoder adds its functions and DATASECs before the final
+ * dedup (btf_dedup). Only the collector calls these functions.
  */
 #ifndef BTF_BATCHES_H
 #define BTF_BATCHES_H
@@ -18,7 +18,6 @@
 
 #include "tuning.h"
 
-struct btf;
 struct btf_raw;
 struct btf_batches;
 
@@ -77,8 +76,7 @@ struct btf_batches_finish_ops {
 /*
  * The end of the stream. Hand over @last (the last batch, with its @ids,
  * taken over as btf_batches__add() takes them; NULL if there is none),
- * then wait for every batch and return the from-scratch BTF they were
- * appended to: its string section is every batch's in order, as one
+ * then wait for every batch and return the BTF they were appended to: its string section is every batch's in order, as one
  * encoder writing all batches into one BTF would have made it. The last
  * batch's dedup, which nothing else overlaps, starts first if it can;
  * @ops->prepare and @ops->merged for the batches merged so far fill the
@@ -86,9 +84,9 @@ struct btf_batches_finish_ops {
  * on failure (a batch's dedup or merge, or a call of @ops, failed), its
  * message printed, naming @path.
  */
-struct btf *btf_batches__finish(struct btf_batches *bb, struct btf_raw *last, uint32_t *ids,
-				uint32_t nr_ids, const struct btf_batches_finish_ops *ops,
-				void *ctx, const char *path, int *err);
+struct btf_raw *btf_batches__finish(struct btf_batches *bb, struct btf_raw *last, uint32_t *ids,
+				    uint32_t nr_ids, const struct btf_batches_finish_ops *ops,
+				    void *ctx, const char *path, int *err);
 
 /* After the merge (every thread joined) */
 void btf_batches__stats(const struct btf_batches *bb, struct btf_batches_stats *st);

@@ -741,7 +741,7 @@ int btf_dedup__records(void *types, uint32_t len, enum btf_dedup_libbpf release,
 	return err;
 }
 
-int btf_dedup__split(struct btf_raw *r, const struct btf_base *base, enum btf_dedup_libbpf release)
+int btf_dedup__raw(struct btf_raw *r, const struct btf_base *base, enum btf_dedup_libbpf release)
 {
 	struct dedup d = { 0 };
 	const char *strs;

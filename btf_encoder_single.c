@@ -87,14 +87,16 @@
 #include "tuning.h"
 
 /*
- * Split BTF is deduplicated by btf_dedup, reproducing the libbpf that the
- * pahole release reproduced is built with; but under --exact as pahole
- * 1.30, by libbpf's own btf__dedup (the path btf_dedup must equal), and
- * then libbpf builds it. BTF that is not split, by libbpf's.
+ * The BTF is deduplicated by btf_dedup, reproducing libbpf's btf__dedup:
+ * split BTF as the libbpf the pahole release reproduced is built with does,
+ * BTF that is not split as libbpf 1.1 does (its batches too). Under --exact
+ * it is libbpf's own btf__dedup (the path btf_dedup must equal), and libbpf
+ * builds the BTF; except for split BTF as pahole 1.32, whose libbpf 1.7.0
+ * only btf_dedup reproduces.
  */
 static bool own_dedup(const struct d2b_conf *conf, bool split)
 {
-	return split && (conf->pahole >= 132 || !conf->exact);
+	return !conf->exact || (split && conf->pahole >= 132);
 }
 
 struct btf_encoder *btf_encoder__new(const struct d2b_conf *conf, struct elf_symtab *es,
@@ -625,13 +627,12 @@ int btf_encoder__merge(struct btf_encoder *enc)
 	}
 	if (enc->raw)
 		enc->nr_types_encoded += btf_raw__type_cnt(enc->raw) - 1;
-	enc->btf = btf_batches__finish(enc->batches, enc->raw, enc->batch_ids, enc->nr_batch_ids,
+	enc->raw = btf_batches__finish(enc->batches, enc->raw, enc->batch_ids, enc->nr_batch_ids,
 				       &merge_ops, &m, enc->path, &err);
-	enc->raw = NULL;
 	enc->batch_ids = NULL;
 	enc->nr_batch_ids = enc->cap_batch_ids = 0;
 	funcs_by_batch__free(&m.fb);
-	if (!enc->btf)
+	if (!enc->raw)
 		return err;
 	btf_batches__stats(enc->batches, &enc->stats.batches);
 	/* cached names were batch offsets, not the merged BTF's */
@@ -1278,9 +1279,9 @@ int btf_encoder__dedup(struct btf_encoder *enc)
 	if (!own_dedup(enc->conf, enc->base))
 		err = btf__dedup(enc->btf, NULL);
 	else
-		err = btf_dedup__split(enc->raw, enc->base,
-				       enc->conf->pahole >= 132 ? BTF_DEDUP_LIBBPF_1_7_0
-								: BTF_DEDUP_LIBBPF_1_1);
+		err = btf_dedup__raw(enc->raw, enc->base,
+				     enc->base && enc->conf->pahole >= 132 ? BTF_DEDUP_LIBBPF_1_7_0
+									   : BTF_DEDUP_LIBBPF_1_1);
 	if (err) {
 		pr_warn("%s: BTF deduplication failed: %s\n", enc->path, strerror(-err));
 		return err;

@@ -647,7 +647,7 @@ const void *btf_raw__raw_data(struct btf_raw *r, bool swap, uint32_t *size)
 }
 
 /* ---------------------------------------------------------------------- */
-/* to libbpf                                                              */
+/* records appended: to libbpf's BTF, to another btf_raw                  */
 
 /*
  * every string offset of type @t (its name, its members', values' or
@@ -832,27 +832,31 @@ static int id_shift(uint32_t *id, void *ctx)
 	return 0;
 }
 
-int btf_raw__append_records(struct btf *btf, const void *types, uint32_t len, uint32_t shift,
+int btf_raw__append_records(struct btf_raw *r, const void *types, uint32_t len, uint32_t shift,
 			    uint32_t (*str)(void *ctx, uint32_t off, int *err), void *ctx)
 {
-	struct btf_type *scratch = NULL;
-	uint32_t pos, sz, cap = 0;
+	uint32_t pos, sz;
 	int id, err = 0;
+	char *dst;
 
+	if (!len)
+		return 0;
+	dst = type_mem(r, len);
+	if (!dst)
+		return -ENOMEM;
+	memcpy(dst, types, len);
+	/* (type_mem made room for all: type_commit moves past one record at a time) */
 	for (pos = 0; pos < len && !err; pos += sz) {
-		const struct btf_type *t = (const void *)((const char *)types + pos);
-		struct btf_type *rec;
+		struct btf_type *t = (struct btf_type *)(dst + pos);
 
 		sz = btf_raw__record_size(t);
-		id = add_as_is(btf, t, sz, &scratch, &cap);
-		if (id < 0) {
-			err = id;
-			break;
-		}
-		rec = (struct btf_type *)btf__type_by_id(btf, (uint32_t)id);
-		btf_raw__visit_ids(rec, id_shift, &shift);
-		names_map(rec, str, ctx, &err);
+		if (sz > len - pos)
+			return -EINVAL;
+		id = type_commit(r, sz);
+		if (id < 0)
+			return id;
+		btf_raw__visit_ids(t, id_shift, &shift);
+		names_map(t, str, ctx, &err);
 	}
-	free(scratch);
 	return err;
 }

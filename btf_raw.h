@@ -1,16 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * btf_raw - BTF types and strings appended to plain arrays: handed to
- * libbpf in one piece, or (split BTF) written out as they are.
+ * btf_raw - BTF types and strings appended to plain arrays, deduplicated
+ * by btf_dedup and written out as they are; handed to libbpf in one piece
+ * only where libbpf deduplicates (--exact).
  *
  * The encoder's writer adds about 1.4 M types and 3.4 M members to the
  * batches of vmlinux; through libbpf's btf__add_* each call costs 100-170
  * instructions and each new string 850 (its hash map allocates an entry),
  * two thirds of the writer's time. Here a type is a few stores and a string
- * an open-addressing look-up. The records reach libbpf later: a vmlinux
- * batch's deduplicated, on its own thread (btf_raw__append_records); a BTF
- * libbpf deduplicates, whole (btf_raw__to_btf). A module's split BTF never
- * does: btf_dedup deduplicates it here, and btf_raw__raw_data writes it.
+ * an open-addressing look-up. A vmlinux batch, deduplicated on its own
+ * thread, is appended to the merged btf_raw (btf_raw__append_records); a
+ * module's split BTF is the writer's btf_raw to the end. A BTF libbpf
+ * deduplicates is handed over whole (btf_raw__to_btf).
  *
  * Same bytes: every btf_raw__add_* writes the record libbpf's btf__add_*
  * writes and returns what it returns, for the arguments the encoder passes
@@ -35,6 +36,7 @@
 struct btf;
 struct btf_base;
 struct btf_raw;
+struct btf_type;
 
 /* an empty BTF, or split BTF on @base (which must outlive it); NULL: no memory */
 struct btf_raw *btf_raw__new(struct btf_base *base);
@@ -116,7 +118,6 @@ void btf_raw__sections(struct btf_raw *r, void **types, uint32_t *types_len, con
 	(((uint32_t)(kflag) << 31) | ((uint32_t)(kind) << 24) | (uint32_t)(vlen))
 
 /* the bytes of the type record at @t: struct btf_type and what follows it */
-struct btf_type;
 uint32_t btf_raw__record_size(const struct btf_type *t);
 
 /*
@@ -147,14 +148,14 @@ struct btf *btf_raw__to_btf(struct btf_raw *r, int *err);
 int btf_raw__visit_ids(struct btf_type *t, int (*fn)(uint32_t *id, void *ctx), void *ctx);
 
 /*
- * Append the type records @types (@len bytes, whole records) to @btf, as
+ * Append the type records @types (@len bytes, whole records) to @r, as
  * btf__add_btf would append the BTF holding them: every nonzero type id
  * plus @shift, every nonzero string offset @str(@ctx, offset, &err) (an
- * offset @btf already holds the string at; @str sets err, and keeps it, for
- * one it cannot map). The same btf__add_type trick as btf_raw__to_btf, so
- * no string is looked up. 0 or -errno (then @btf holds some of them).
+ * offset @r holds the string at; @str sets err, and keeps it, for one it
+ * cannot map). No string is looked up. 0 or -errno (then @r holds some of
+ * them).
  */
-int btf_raw__append_records(struct btf *btf, const void *types, uint32_t len, uint32_t shift,
+int btf_raw__append_records(struct btf_raw *r, const void *types, uint32_t len, uint32_t shift,
 			    uint32_t (*str)(void *ctx, uint32_t off, int *err), void *ctx);
 
 #endif /* BTF_RAW_H */

@@ -210,9 +210,9 @@ static bool base_both(const char *path)
 		    btf__add_ptr(split, (int)id) < 0)
 			break;
 	if (split && id > n) {
-		err = own ? btf_dedup__split(own, bb, BTF_DEDUP_LIBBPF_1_1) : -ENOMEM;
+		err = own ? btf_dedup__raw(own, bb, BTF_DEDUP_LIBBPF_1_1) : -ENOMEM;
 		if (own170)
-			btf_dedup__split(own170, bb, BTF_DEDUP_LIBBPF_1_7_0);
+			btf_dedup__raw(own170, bb, BTF_DEDUP_LIBBPF_1_7_0);
 		if (!btf__dedup(split, NULL) && !err)
 			same_raw(split, own);
 	}

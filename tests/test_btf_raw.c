@@ -19,8 +19,8 @@
  * deduplicated by btf_dedup to what btf__dedup makes of libbpf's, the
  * functions' and sections' records (btf_raw__add_record) included. Last,
  * the script's BTF is appended to a BTF that already holds types and
- * strings, by btf__add_btf and by btf_raw__append_records (as a batch is
- * merged), to the same bytes.
+ * strings, by btf__add_btf to libbpf's and by btf_raw__append_records to a
+ * btf_raw (as a batch is merged), to the same bytes.
  */
 #include <bpf/btf.h>
 #include <errno.h>
@@ -272,58 +272,6 @@ static void compare(struct pair *p, struct btf *a, struct btf *b, const char *wh
 	}
 }
 
-/* @off of ctx[1] in ctx[0], which holds every string of ctx[1] */
-static uint32_t str_in(void *ctx, uint32_t off, int *err)
-{
-	struct btf **btfs = ctx;
-	int got;
-
-	if (!off)
-		return 0;
-	got = btf__find_str(btfs[0], btf__str_by_offset(btfs[1], off));
-	if (got < 0)
-		*err = got;
-	return got < 0 ? 0 : (uint32_t)got;
-}
-
-/*
- * @src appended to two copies of a BTF holding types and strings, after
- * its strings in order (as btf_batches merges a batch): by btf__add_btf,
- * and by btf_raw__append_records
- */
-static void append(struct pair *p, struct btf *src)
-{
-	struct btf *dst[2], *ctx[2];
-	const struct btf_header *hdr;
-	const char *raw, *s;
-	uint32_t size, i;
-
-	raw = btf__raw_data(src, &size);
-	hdr = (const void *)raw;
-	for (i = 0; i < 2; i++) {
-		dst[i] = btf__new_empty();
-		expect(p, 1, dst[i] ? btf__add_int(dst[i], "type_2", 4, 0) : -ENOMEM);
-		expect(p, 2, dst[i] ? btf__add_ptr(dst[i], 1) : -ENOMEM);
-		for (s = raw + hdr->hdr_len + hdr->str_off + 1;
-		     dst[i] && s < raw + hdr->hdr_len + hdr->str_off + hdr->str_len;
-		     s += strlen(s) + 1)
-			if (btf__add_str(dst[i], s) < 0)
-				expect(p, 0, -ENOMEM);
-	}
-	if (dst[0] && dst[1]) {
-		ctx[0] = dst[1];
-		ctx[1] = src;
-		expect(p, 3, btf__add_btf(dst[0], src));
-		expect(p, 0,
-		       btf_raw__append_records(dst[1], raw + hdr->hdr_len + hdr->type_off,
-					       hdr->type_len, btf__type_cnt(dst[1]) - 1, str_in,
-					       ctx));
-		compare(p, dst[0], dst[1], "appended");
-	}
-	btf__free(dst[0]);
-	btf__free(dst[1]);
-}
-
 /* @l's raw bytes and @r's laid out by btf_raw__raw_data in @l's byte order: the same */
 static void compare_raw(struct pair *p, struct btf *l, struct btf_raw *r, const char *when)
 {
@@ -339,6 +287,61 @@ static void compare_raw(struct pair *p, struct btf *l, struct btf_raw *r, const 
 			when, sl, sr);
 		failures++;
 	}
+}
+
+struct append_ctx {
+	struct btf_raw *dst; /* holds every string of src */
+	const struct btf *src;
+};
+
+/* @off of ctx's src in its dst */
+static uint32_t str_in(void *ctx, uint32_t off, int *err)
+{
+	struct append_ctx *a = ctx;
+	int got;
+
+	if (!off)
+		return 0;
+	got = btf_raw__add_str(a->dst, btf__str_by_offset(a->src, off));
+	if (got <= 0)
+		*err = got ? got : -EINVAL;
+	return got <= 0 ? 0 : (uint32_t)got;
+}
+
+/*
+ * @src appended to two copies of a BTF holding types and strings, after
+ * its strings in order (as btf_batches merges a batch): by btf__add_btf to
+ * libbpf's, and by btf_raw__append_records to a btf_raw
+ */
+static void append(struct pair *p, struct btf *src)
+{
+	const struct btf_header *hdr;
+	struct append_ctx a = { btf_raw__new(NULL), src };
+	struct btf *dst = btf__new_empty();
+	const char *raw, *s, *strs;
+	uint32_t size;
+	int name;
+
+	raw = btf__raw_data(src, &size);
+	hdr = (const void *)raw;
+	strs = raw + hdr->hdr_len + hdr->str_off;
+	if (!dst || !a.dst) {
+		expect(p, 0, -ENOMEM);
+		goto out;
+	}
+	name = btf_raw__add_str(a.dst, "type_2");
+	expect(p, btf__add_int(dst, "type_2", 4, 0), btf_raw__add_int(a.dst, name, 4, 0));
+	expect(p, btf__add_ptr(dst, 1), btf_raw__add_ref(a.dst, 0, BTF_KIND_PTR, 1));
+	for (s = strs + 1; s < strs + hdr->str_len; s += strlen(s) + 1)
+		expect(p, btf__add_str(dst, s), btf_raw__add_str(a.dst, s));
+	expect(p, 3, btf__add_btf(dst, src));
+	expect(p, 0,
+	       btf_raw__append_records(a.dst, raw + hdr->hdr_len + hdr->type_off, hdr->type_len,
+				       btf_raw__type_cnt(a.dst) - 1, str_in, &a));
+	compare_raw(p, dst, a.dst, "appended");
+out:
+	btf__free(dst);
+	btf_raw__free(a.dst);
 }
 
 /*
@@ -390,7 +393,7 @@ static void run(const char *what, struct btf *base, int rounds, bool convert)
 		compare_raw(&p, p.l, p.r, "as built");
 		if (p.bb) {
 			expect(&p, btf__dedup(p.l, NULL),
-			       btf_dedup__split(p.r, p.bb, BTF_DEDUP_LIBBPF_1_1));
+			       btf_dedup__raw(p.r, p.bb, BTF_DEDUP_LIBBPF_1_1));
 			compare_raw(&p, p.l, p.r, "after btf_dedup");
 		}
 	}
