@@ -19,7 +19,12 @@
  *    bits, the vlen and kflag its kind allows, its record inside the type
  *    section, name offsets inside the strings, names where the kind needs
  *    one (and none where it must not have one), sizes its kind allows;
- *  - every type id referred to is void or an existing type;
+ *  - every type id referred to is void or an existing type, and where a
+ *    type of data is meant (a member, parameter, return, array element or
+ *    index, what a pointer, qualifier, typedef or type tag refers to), not
+ *    a VAR, DATASEC or DECL_TAG: libbpf's dedup, and btf_dedup's, fail on
+ *    those only when a struct's check reaches them, and btf_dedup stops
+ *    some checks before libbpf would reach them;
  *  - no loop of reference types (pointers, qualifiers, typedefs, type
  *    tags, array elements), which would send a walk round forever.
  *
@@ -127,6 +132,19 @@ static int check_ref(struct check *c, uint32_t id, uint32_t ref, const char *wha
 	return 0;
 }
 
+/* a reference a struct's check walks (btf_dedup.c's is_equiv): to a type of data */
+static int check_type_ref(struct check *c, uint32_t id, uint32_t ref, const char *what)
+{
+	int err = check_ref(c, id, ref, what), kind;
+
+	if (err || !ref)
+		return err;
+	kind = (int)((get32(c, c->types + c->off[ref] + 4) >> 24) & 0x1f);
+	if (kind == BTF_KIND_VAR || kind == BTF_KIND_DATASEC || kind == BTF_KIND_DECL_TAG)
+		return fail(c, id, "%s refers to type %u, a %s", what, ref, kind_name(kind));
+	return 0;
+}
+
 static int check_type(struct check *c, uint32_t id)
 {
 	const uint8_t *t = c->types + c->off[id];
@@ -157,18 +175,18 @@ static int check_type(struct check *c, uint32_t id)
 	case BTF_KIND_RESTRICT:
 		if (vlen || kflag || name)
 			return fail(c, id, "%s with vlen, kflag or a name", k);
-		return check_ref(c, id, sz, k);
+		return check_type_ref(c, id, sz, k);
 	case BTF_KIND_TYPEDEF:
 	case BTF_KIND_TYPE_TAG: /* (kflag: an attribute, newer libbpf) */
 		if (vlen || (kflag && kind == BTF_KIND_TYPEDEF))
 			return fail(c, id, "%s with vlen or kflag", k);
 		err = check_name(c, id, name, true, k);
-		return err ? err : check_ref(c, id, sz, k);
+		return err ? err : check_type_ref(c, id, sz, k);
 	case BTF_KIND_ARRAY:
 		if (vlen || kflag || name || sz)
 			return fail(c, id, "ARRAY with vlen, kflag, name or size");
-		err = check_ref(c, id, get32(c, v), "ARRAY element");
-		return err ? err : check_ref(c, id, get32(c, v + 4), "ARRAY index");
+		err = check_type_ref(c, id, get32(c, v), "ARRAY element");
+		return err ? err : check_type_ref(c, id, get32(c, v + 4), "ARRAY index");
 	case BTF_KIND_STRUCT:
 	case BTF_KIND_UNION:
 		if ((err = check_name(c, id, name, false, k)))
@@ -177,7 +195,7 @@ static int check_type(struct check *c, uint32_t id)
 			uint32_t off = get32(c, v + 8), bit = kflag ? off & 0xffffff : off;
 
 			if ((err = check_name(c, id, get32(c, v), false, "member")) ||
-			    (err = check_ref(c, id, get32(c, v + 4), "member")))
+			    (err = check_type_ref(c, id, get32(c, v + 4), "member")))
 				return err;
 			if (bit > (uint64_t)sz * 8 || (kflag && (off >> 24) > 128))
 				return fail(c, id, "%s member %u at bit %u past its %u bytes", k, i,
@@ -210,11 +228,11 @@ static int check_type(struct check *c, uint32_t id)
 	case BTF_KIND_FUNC_PROTO:
 		if (kflag || name)
 			return fail(c, id, "FUNC_PROTO with kflag or a name");
-		if ((err = check_ref(c, id, sz, "FUNC_PROTO return")))
+		if ((err = check_type_ref(c, id, sz, "FUNC_PROTO return")))
 			return err;
 		for (i = 0; i < vlen; i++, v += 8)
 			if ((err = check_name(c, id, get32(c, v), false, "parameter")) ||
-			    (err = check_ref(c, id, get32(c, v + 4), "parameter")))
+			    (err = check_type_ref(c, id, get32(c, v + 4), "parameter")))
 				return err;
 		return 0;
 	case BTF_KIND_VAR:

@@ -316,6 +316,40 @@ static void hypot_clear(struct dedup *d)
 
 static int is_equiv(struct dedup *d, uint32_t cand_id, uint32_t canon_id);
 
+/* a type's kind as is_equiv matches it: a declaration as what it declares */
+static int equiv_kind(const struct btf_type *t)
+{
+	switch (btf_kind(t)) {
+	case BTF_KIND_FWD:
+		return btf_kflag(t) ? BTF_KIND_UNION : BTF_KIND_STRUCT;
+	case BTF_KIND_ENUM64:
+		return BTF_KIND_ENUM;
+	default:
+		return btf_kind(t);
+	}
+}
+
+/*
+ * Whether is_equiv(@a, @b) can succeed: only if @a is @b, or they have the
+ * same name and equiv_kind. (Every way it succeeds implies that: the same
+ * canonical type, as every mapping joins types so alike; the same type or
+ * an identical one paired in the walk, which passed this check; or the
+ * check of the pair itself, whose kinds must be the same but for a
+ * declaration, and an enum declaration resolved to an ENUM64.)
+ */
+static bool may_be_equiv(const struct dedup *d, uint32_t a, uint32_t b)
+{
+	const struct btf_type *x = d->types[a], *y = d->types[b];
+
+	return a == b || (x->name_off == y->name_off && equiv_kind(x) == equiv_kind(y));
+}
+
+/*
+ * A struct's members checked pair by pair, in libbpf's order; but first
+ * each pair that cannot be equivalent: the check then fails all the same,
+ * without walking the members before it. In a module whose structs keep
+ * failing against their copies, that walk was most of the time (xfs.ko).
+ */
 static int is_equiv_members(struct dedup *d, const struct btf_type *cand,
 			    const struct btf_type *canon)
 {
@@ -325,6 +359,9 @@ static int is_equiv_members(struct dedup *d, const struct btf_type *cand,
 
 	if (!type_shallow_equal_struct(cand, canon))
 		return 0;
+	for (i = 0; i < btf_vlen(cand); i++)
+		if (!may_be_equiv(d, x[i].type, y[i].type))
+			return 0;
 	for (i = 0; i < btf_vlen(cand); i++) {
 		eq = is_equiv(d, x[i].type, y[i].type);
 		if (eq <= 0)

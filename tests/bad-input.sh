@@ -132,6 +132,7 @@ def main():
     elif op == 'btf-corrupt':      # btf-corrupt CASE: raw BTF, one structural fault
         hlen, toff, tlen, soff, slen = struct.unpack_from('<IIIII', b, 4)
         t, end, tid, done = hlen + toff, hlen + toff + tlen, 0, False
+        sec_id, ptr_at = 0, 0
         extra = {1: 4, 3: 12, 14: 4, 17: 4}
         per = {4: 12, 5: 12, 6: 8, 13: 8, 15: 12, 19: 12}
         while t < end and not done:
@@ -146,7 +147,15 @@ def main():
                 struct.pack_into('<I', b, t + 8, tid); done = True
             elif a[0] == 'kind':
                 struct.pack_into('<I', b, t + 4, (25 << 24) | vlen); done = True
+            elif a[0] == 'ptr-datasec' and kind == 12:
+                # the first FUNC made an empty DATASEC (12 bytes too),
+                # the first PTR pointed at it
+                struct.pack_into('<I', b, t + 4, 15 << 24); sec_id = tid
+            elif a[0] == 'ptr-datasec' and kind == 2 and not ptr_at:
+                ptr_at = t
             t += 12 + extra.get(kind, 0) + vlen * per.get(kind, 0)
+        if a[0] == 'ptr-datasec' and sec_id and ptr_at:
+            struct.pack_into('<I', b, ptr_at + 8, sec_id); done = True
         if not done:
             sys.exit('btf-corrupt: no type for ' + a[0])
     elif op == 'root-tag':         # root-tag TAG: the first unit's root DIE gets that tag's abbrev code
@@ -976,7 +985,7 @@ done
 cp "$prog" "$work/c/base/elf"
 LLVM_OBJCOPY=objcopy "$D2B" -J "$work/c/base/elf" 2>/dev/null || tally_fail "fixture: cannot give the base a .BTF"
 for c in "ptr-oob:refers to type 1048575, past the last type" "name-oob:name offset [0-9]+ past the strings" \
-	"const-loop:a loop of reference types" "kind:kind 25"; do
+	"const-loop:a loop of reference types" "kind:kind 25" "ptr-datasec:PTR refers to type [0-9]+, a DATASEC"; do
 	b=$work/c/base/${c%%:*}.btf
 	cp "$src/prog.btf" "$b"
 	edit "$b" btf-corrupt "${c%%:*}"
