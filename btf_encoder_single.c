@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * btf_encoder_single - one encoder, fed in CU order, producing pahole's
- * pre-dedup type stream (1.30's, or 1.32's: conf->pahole); then libbpf's
- * btf__dedup and the raw write.
+ * pre-dedup type stream (1.30's, or 1.32's: conf->pahole); then the dedup
+ * (btf_dedup, or under --exact libbpf's btf__dedup) and the raw write.
  *
  * The writer builds the stream's types with btf_raw (plain arrays; the
  * bytes libbpf's btf__add_* calls would give), not with libbpf: those
@@ -14,10 +14,11 @@
  * string offsets are its own; what the functions and DATASECs at the end
  * keep of them (type ids, parameter names, tag values) is mapped to the
  * merged BTF by btf_encoder__merge, batch by batch as each is merged; the
- * merged BTF also holds the end of the stream and gets the final dedup.
- * Split BTF (a --btf_base) is one BTF, not batched (libbpf 1.1's
- * btf__add_btf refuses split BTF, EOPNOTSUPP), made a libbpf BTF in
- * btf_encoder__merge.
+ * merged BTF (a btf_raw) also holds the end of the stream and gets the
+ * final dedup. Split BTF (a --btf_base) is one BTF, not batched, the
+ * writer's btf_raw to the end. Under --exact there are no batches, and
+ * where libbpf deduplicates (own_dedup) the one BTF is made a libbpf BTF
+ * in btf_encoder__merge.
  *
  * Why the stream must match: btf__dedup keeps the first occurrence of every
  * equivalence class and rebuilds the string section in order of first
@@ -52,8 +53,8 @@
  * other names are rare and are interned every time. A name is interned
  * (btf_raw__add_str) before the type that has it is added, as libbpf's
  * btf__add_* did, so the string section holds the names in pahole's order.
- * The functions and DATASECs at the end are added to the merged BTF with
- * libbpf, named by offset (named() and friends).
+ * The functions and DATASECs at the end are added to the merged BTF
+ * (enc__add_record and friends), named by offset.
  *
  * The functions, saved by the writer and emitted at the end, are
  * btf_funcs.c's; the structs both files share are btf_encoder_priv.h's.
@@ -290,9 +291,9 @@ int enc__str(struct btf_encoder *enc, const char *s)
 }
 
 /*
- * The merged BTF is libbpf's (enc->btf), or split BTF that btf_dedup takes
- * stays the writer's btf_raw (enc->raw) to the end: the functions and
- * sections are added to whichever it is, by these enc__ helpers.
+ * The merged BTF is a btf_raw (enc->raw) to the end, or under --exact, where
+ * libbpf deduplicates, libbpf's (enc->btf): the functions and sections are
+ * added to whichever it is, by these enc__ helpers.
  */
 
 /* type @id of the merged BTF; a base type is read from the base itself */
