@@ -23,8 +23,8 @@
  *    type of data is meant (a member, parameter, return, array element or
  *    index, what a pointer, qualifier, typedef or type tag refers to), not
  *    a VAR, DATASEC or DECL_TAG: libbpf's dedup, and btf_dedup's, fail on
- *    those only when a struct's check reaches them, and btf_dedup stops
- *    some checks before libbpf would reach them;
+ *    one only when a struct's check pairs it with another of its kind and
+ *    name, and btf_dedup stops some checks before libbpf would get there;
  *  - no loop of reference types (pointers, qualifiers, typedefs, type
  *    tags, array elements), which would send a walk round forever.
  *

@@ -332,10 +332,11 @@ static int equiv_kind(const struct btf_type *t)
 /*
  * Whether is_equiv(@a, @b) can succeed: only if @a is @b, or they have the
  * same name and equiv_kind. (Every way it succeeds implies that: the same
- * canonical type, as every mapping joins types so alike; the same type or
- * an identical one paired in the walk, which passed this check; or the
- * check of the pair itself, whose kinds must be the same but for a
- * declaration, and an enum declaration resolved to an ENUM64.)
+ * canonical type, as every mapping joins types so alike, an enum
+ * declaration an ENUM64 among them; the type paired with @b earlier in the
+ * walk, or one identical to it, whose name and kind were matched with @b's
+ * before the walk went deeper; or the check of the pair itself, whose
+ * kinds must be the same but for a declaration.)
  */
 static bool may_be_equiv(const struct dedup *d, uint32_t a, uint32_t b)
 {
