@@ -52,6 +52,7 @@ struct check {
 	bool swap;
 	uint32_t nr; /* types, not counting void */
 	uint32_t *off; /* [id]: record offset in the type section, id >= 1 */
+	uint8_t *kind; /* [id]: its kind, id >= 1 */
 	char *why;
 	size_t why_size;
 };
@@ -139,7 +140,7 @@ static int check_type_ref(struct check *c, uint32_t id, uint32_t ref, const char
 
 	if (err || !ref)
 		return err;
-	kind = (int)((get32(c, c->types + c->off[ref] + 4) >> 24) & 0x1f);
+	kind = c->kind[ref];
 	if (kind == BTF_KIND_VAR || kind == BTF_KIND_DATASEC || kind == BTF_KIND_DECL_TAG)
 		return fail(c, id, "%s refers to type %u, a %s", what, ref, kind_name(kind));
 	return 0;
@@ -348,8 +349,12 @@ int btf_check__raw(const void *data, size_t size, uint32_t **offs, uint32_t *nr,
 	/* (as many records as fit, at most; each failure breaks out, to free them) */
 	cap = type_len / 12 + 2;
 	c.off = malloc((size_t)cap * sizeof(*c.off));
-	if (!c.off)
+	c.kind = malloc(cap);
+	if (!c.off || !c.kind) {
+		free(c.off);
+		free(c.kind);
 		return -ENOMEM;
+	}
 	for (pos = 0; pos < type_len;) {
 		uint32_t info, kind;
 		int64_t extra;
@@ -371,12 +376,14 @@ int btf_check__raw(const void *data, size_t size, uint32_t **offs, uint32_t *nr,
 			break;
 		}
 		c.off[++c.nr] = pos;
+		c.kind[c.nr] = (uint8_t)kind;
 		pos += 12 + (uint32_t)extra;
 	}
 	for (pos = 1; !err && pos <= c.nr; pos++)
 		err = check_type(&c, pos);
 	if (!err)
 		err = check_loops(&c);
+	free(c.kind);
 	if (err) {
 		free(c.off);
 		return err;
