@@ -48,10 +48,12 @@ mkdir -p "$CACHE"
 
 log() { echo "fetch.sh: $*" >&2; }
 
+# (tests run in parallel, each through this script: apt-get update fails
+# where another holds the lists' lock, so they take turns)
 apt_updated=
 apt_update() {
 	[ -n "$apt_updated" ] && return 0
-	apt-get update -qq >&2
+	flock "$CACHE/.apt-update.lock" apt-get update -qq >&2
 	apt_updated=1
 }
 
