@@ -6,9 +6,10 @@
  * Why the bytes stay pahole's. btf__dedup keeps the first type of every
  * equivalence class, in order, and (for a from-scratch BTF) keeps the string
  * section as it was built; btf_dedup, which deduplicates the batches and
- * then the merged BTF, decides as it does. Deduplicating consecutive batches first removes
- * only later members of classes, so the merged stream holds the same first
- * members in the same order, and the final dedup maps the rest onto them.
+ * then the merged BTF, decides as it does. Deduplicating consecutive
+ * batches first removes only later members of classes, so the merged
+ * stream holds the same first members in the same order, and the final
+ * dedup maps the rest onto them.
  * libbpf's equivalence is a heuristic (forward declarations, hypothetical
  * maps), so this is checked, not assumed: the byte comparisons with pahole
  * 1.30 on Debian's 6.1 and 6.12 kernels run batched, and the stress test

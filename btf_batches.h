@@ -76,8 +76,9 @@ struct btf_batches_finish_ops {
 /*
  * The end of the stream. Hand over @last (the last batch, with its @ids,
  * taken over as btf_batches__add() takes them; NULL if there is none),
- * then wait for every batch and return the BTF they were appended to: its string section is every batch's in order, as one
- * encoder writing all batches into one BTF would have made it. The last
+ * then wait for every batch and return the BTF they were appended to: its
+ * string section is every batch's in order, as one encoder writing all
+ * batches into one BTF would have made it. The last
  * batch's dedup, which nothing else overlaps, starts first if it can;
  * @ops->prepare and @ops->merged for the batches merged so far fill the
  * wait for it, or for a dedup to end so that it can start. NULL with *@err
