@@ -27,6 +27,18 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/*
+ * Longest chain of reference types (pointers, qualifiers, typedefs, array
+ * elements, prototypes' returns) a unit may hold: libbpf's dedup follows
+ * one recursively (100,000 overflowed a ThreadSanitizer build's stack,
+ * 1,000,000 a plain build's); C code has chains of a few links. The loader
+ * refuses a unit with a longer chain, or with one that loops back without
+ * a struct or union in it (cu_resolve.c), so a walk along types[].type
+ * from any entry meets a struct, union, enum, base type or void within
+ * MAX_REF_CHAIN + 1 steps; the walks are bounded by that, as a guard.
+ */
+#define MAX_REF_CHAIN 4096
+
 /* types[] entry tags beyond DWARF's own */
 #define D2B_TAG_TYPE_TAG 0x6000 /* DW_TAG_LLVM_annotation btf_type_tag */
 

@@ -13,44 +13,50 @@
 
 #include "dwarf_loader_priv.h"
 
-static uint64_t type_size(const struct cu *cu, uint32_t idx, uint8_t addr_size, int depth)
+/* pahole's tag__size: an array's is its element count times its element's */
+static uint64_t type_size(const struct cu *cu, uint32_t idx, uint8_t addr_size)
 {
-	const struct cu_type *t;
+	uint64_t count = 1; /* the arrays' element counts on the way, multiplied */
+	uint32_t steps;
 
-	if (!idx || idx >= cu->nr_types || depth > MAX_DIE_DEPTH)
-		return 0;
-	t = &cu->types[idx];
-	switch (t->tag) {
-	case DW_TAG_pointer_type:
-	case DW_TAG_reference_type:
-	case DW_TAG_rvalue_reference_type:
-	case DW_TAG_subroutine_type:
-		return addr_size;
-	case DW_TAG_base_type:
-	case DW_TAG_enumeration_type:
-		return t->size;
-	case DW_TAG_structure_type:
-	case DW_TAG_class_type:
-	case DW_TAG_union_type:
-	case DW_TAG_interface_type:
-		return t->size == 1 && t->nr == 0 ? 0 : t->size;
-	case DW_TAG_array_type:
-		return type_size(cu, t->type, addr_size, depth + 1) * t->size;
-	default:
-		return type_size(cu, t->type, addr_size, depth + 1);
+	for (steps = 0; idx && idx < cu->nr_types && steps <= MAX_REF_CHAIN; steps++) {
+		const struct cu_type *t = &cu->types[idx];
+
+		switch (t->tag) {
+		case DW_TAG_pointer_type:
+		case DW_TAG_reference_type:
+		case DW_TAG_rvalue_reference_type:
+		case DW_TAG_subroutine_type:
+			return count * addr_size;
+		case DW_TAG_base_type:
+		case DW_TAG_enumeration_type:
+			return count * t->size;
+		case DW_TAG_structure_type:
+		case DW_TAG_class_type:
+		case DW_TAG_union_type:
+		case DW_TAG_interface_type:
+			return t->size == 1 && t->nr == 0 ? 0 : count * t->size;
+		case DW_TAG_array_type:
+			count *= t->size;
+			break;
+		default:
+			break;
+		}
+		idx = t->type;
 	}
+	return 0;
 }
 
 uint64_t cu__type_size(const struct cu *cu, uint32_t idx)
 {
-	return type_size(cu, idx, cu->addr_size, 0);
+	return type_size(cu, idx, cu->addr_size);
 }
 
 static bool type_is_struct(const struct cu *cu, uint32_t idx)
 {
-	int depth = 0;
+	uint32_t steps = 0;
 
-	while (idx && idx < cu->nr_types && depth++ < MAX_DIE_DEPTH) {
+	while (idx && idx < cu->nr_types && steps++ <= MAX_REF_CHAIN) {
 		const struct cu_type *t = &cu->types[idx];
 
 		if (t->tag == DW_TAG_structure_type || t->tag == DW_TAG_class_type)
@@ -181,7 +187,7 @@ int cu__resolve(struct cu_loader *l)
 		 * which is the first on a big-endian machine; no size, no offset
 		 */
 		bits = (uint32_t)((m->dw4_byte_size ? m->dw4_byte_size
-						    : type_size(cu, m->type, l->addr_size, 0)) *
+						    : type_size(cu, m->type, l->addr_size)) *
 				  8);
 		if (!bits)
 			continue;
@@ -191,7 +197,7 @@ int cu__resolve(struct cu_loader *l)
 			m->bit_offset = m->bit_offset + bits - m->dw4_bit_offset - m->bitfield_size;
 	}
 	for (i = 0; i < cu->nr_vars; i++)
-		cu->vars[i].size = type_size(cu, cu->vars[i].type, l->addr_size, 0);
+		cu->vars[i].size = type_size(cu, cu->vars[i].type, l->addr_size);
 	if (l->dl->conf->pahole >= 132) {
 		err = params__analyze(l);
 		if (err)

@@ -32,14 +32,8 @@
 #define DW_TAG_LLVM_annotation 0x6000
 #endif
 
+/* DIEs nested deeper are refused (die_walk.c); so are annotation chains longer */
 #define MAX_DIE_DEPTH 512
-/*
- * Longest chain of reference types (pointers, qualifiers, typedefs, array
- * elements, prototypes' returns) a unit may hold: libbpf's dedup follows
- * one recursively (100,000 overflowed a ThreadSanitizer build's stack,
- * 1,000,000 a plain build's); C code has chains of a few links
- */
-#define MAX_REF_CHAIN 4096
 
 /*
  * A debug section read straight from libelf's read-only private mapping of

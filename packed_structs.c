@@ -34,7 +34,11 @@
 #include "d2b_util.h"
 #include "packed_structs.h"
 
-#define MAX_DEPTH 512 /* the model's references nest no deeper (the loader's limit) */
+/*
+ * Structs inside structs (by value) deeper than this, which only a corrupt
+ * unit's struct that contains itself comes near, count as aligned to 1
+ */
+#define MAX_NESTING MAX_REF_CHAIN
 
 /* pahole's member of a struct: offsets and sizes as its loader computes them */
 struct member_layout {
@@ -50,9 +54,9 @@ static bool is_struct(const struct cu_type *t)
 /* tag__strip_typedefs_and_modifiers: what @idx refers to, through typedefs and qualifiers */
 static uint32_t strip(const struct cu *cu, uint32_t idx)
 {
-	int depth = 0;
+	uint32_t steps = 0;
 
-	while (idx && idx < cu->nr_types && depth++ < MAX_DEPTH) {
+	while (idx && idx < cu->nr_types && steps++ <= MAX_REF_CHAIN) {
 		uint16_t tag = cu->types[idx].tag;
 
 		if (tag != DW_TAG_typedef && tag != DW_TAG_const_type &&
@@ -64,10 +68,10 @@ static uint32_t strip(const struct cu *cu, uint32_t idx)
 	return 0;
 }
 
-static uint64_t natural_alignment(const struct cu *cu, uint32_t idx, int depth);
+static uint64_t natural_alignment(const struct cu *cu, uint32_t idx, uint32_t depth);
 
 /* a struct's or union's: its members' largest */
-static uint64_t members_alignment(const struct cu *cu, const struct cu_type *t, int depth)
+static uint64_t members_alignment(const struct cu *cu, const struct cu_type *t, uint32_t depth)
 {
 	uint64_t a = 0, m;
 	uint32_t i;
@@ -84,13 +88,21 @@ static uint64_t members_alignment(const struct cu *cu, const struct cu_type *t, 
 	return a;
 }
 
-/* tag__natural_alignment (1 for void and what it does not know) */
-static uint64_t natural_alignment(const struct cu *cu, uint32_t idx, int depth)
+/*
+ * tag__natural_alignment (1 for void and what it does not know) of @idx,
+ * a member of structs @depth deep
+ */
+static uint64_t natural_alignment(const struct cu *cu, uint32_t idx, uint32_t depth)
 {
 	const struct cu_type *t;
+	uint32_t steps = 0;
 	uint64_t a = 1;
 
-	if (!idx || idx >= cu->nr_types || depth > MAX_DEPTH)
+	/* an array's is its element's: arrays of arrays are a reference chain */
+	while (idx && idx < cu->nr_types && cu->types[idx].tag == DW_TAG_array_type &&
+	       steps++ <= MAX_REF_CHAIN)
+		idx = strip(cu, cu->types[idx].type);
+	if (!idx || idx >= cu->nr_types || depth > MAX_NESTING)
 		return 1;
 	t = &cu->types[idx];
 	switch (t->tag) {
@@ -106,9 +118,6 @@ static uint64_t natural_alignment(const struct cu *cu, uint32_t idx, int depth)
 	case DW_TAG_interface_type:
 	case DW_TAG_union_type:
 		a = members_alignment(cu, t, depth);
-		break;
-	case DW_TAG_array_type:
-		a = natural_alignment(cu, strip(cu, t->type), depth + 1);
 		break;
 	default:
 		break;

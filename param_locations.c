@@ -271,9 +271,9 @@ bool func__signature_changed(struct cu_loader *l, const struct dr_die *die)
  * with a byte size has it (an array has none); anything else, its type's */
 static uint32_t param_type_size(const struct cu *cu, uint32_t idx, uint8_t addr_size)
 {
-	int depth = 0;
+	uint32_t steps = 0;
 
-	while (idx && idx < cu->nr_types && depth++ < MAX_DIE_DEPTH) {
+	while (idx && idx < cu->nr_types && steps++ <= MAX_REF_CHAIN) {
 		const struct cu_type *t = &cu->types[idx];
 
 		if (t->tag == DW_TAG_pointer_type)
