@@ -172,7 +172,7 @@ static int parse_jobs(const char *arg, unsigned int cpus, unsigned int *jobs)
 	}
 	n = strtoul(arg, &end, 10);
 	if (*end || end == arg || n > 1024) {
-		pr_warn("invalid -j value '%s'\n", arg);
+		pr_warn("invalid -j value '%s': 1 to 1024, or 0 for every CPU\n", arg);
 		return -EINVAL;
 	}
 	*jobs = n ? (unsigned int)n : cpus;
@@ -200,6 +200,10 @@ static int check_long_names(int argc, char **argv)
 				break;
 		if (!long_options[o].name) {
 			pr_warn("unrecognized option '--%.*s' (see --help)\n", (int)len, name);
+			return -EINVAL;
+		}
+		if (long_options[o].has_arg == no_argument && name[len]) {
+			pr_warn("option '--%.*s' takes no value (see --help)\n", (int)len, name);
 			return -EINVAL;
 		}
 		/* a required value given as the next word is no option */
@@ -290,7 +294,7 @@ int main(int argc, char **argv)
 		int i;
 
 		/* "-j 4": -j's value is optional, so it must be attached */
-		for (i = optind; i < argc - 1; i++)
+		for (i = optind; i < argc; i++)
 			if (argv[i][0] && strspn(argv[i], "0123456789") == strlen(argv[i])) {
 				pr_warn("'%s' is not a file: write -j%s or --jobs=%s\n", argv[i],
 					argv[i], argv[i]);

@@ -140,8 +140,12 @@ expect_error "PAHOLE_LANG_EXCLUDE=xx" 'unknown language "xx" in $PAHOLE_LANG_EXC
 	env PAHOLE_LANG_EXCLUDE=xx "$D2B" -J --btf_encode_detached="$work/o11.btf" "$work/prog"
 expect_error "-j 4" "write -j4 or --jobs=4" \
 	"$D2B" -J -j 4 --btf_encode_detached="$work/o12.btf" "$work/prog"
-expect_error "-j1025" "invalid -j value '1025'" \
+expect_error "-j 4 after the file" "write -j4 or --jobs=4" \
+	"$D2B" -J "$work/prog" -j 4 --btf_encode_detached="$work/o15.btf"
+expect_error "-j1025" "invalid -j value '1025': 1 to 1024, or 0 for every CPU" \
 	"$D2B" -J -j1025 --btf_encode_detached="$work/o13.btf" "$work/prog"
+expect_error "--verbose=1" "^dwarf2btf: option '--verbose' takes no value (see --help)$" \
+	"$D2B" -J --verbose=1 --btf_encode_detached="$work/o16.btf" "$work/prog"
 expect_error "unknown long option" "^dwarf2btf: unrecognized option '--bogus' (see --help)$" \
 	"$D2B" -J --bogus "$work/prog"
 expect_error "unknown short option" "^dwarf2btf: unrecognized option '-x' (see --help)$" \
@@ -153,7 +157,7 @@ cp "$work/prog.orig" "$work/inplace2"
 expect_error "no llvm-objcopy" "'llvm-objcopy' not found (LLVM_OBJCOPY names the objcopy to use" \
 	env -u LLVM_OBJCOPY PATH=/nonexistent "$D2B" -J "$work/inplace2"
 cmp -s "$work/inplace2" "$work/prog.orig" && tally_ok || tally_fail "in-place input changed without objcopy"
-for f in o1 o2 o3 o4 o5 o6 o8 o9 o10 o11 o12 o13 o14; do
+for f in o1 o2 o3 o4 o5 o6 o8 o9 o10 o11 o12 o13 o14 o15 o16; do
 	[ ! -e "$work/$f.btf" ] && tally_ok || tally_fail "output $f.btf left behind after an error"
 done
 [ -z "$(find "$work" -name '.?*' -print -quit)" ] && tally_ok || tally_fail "temporary file left behind"
