@@ -1,18 +1,21 @@
 #!/usr/bin/env bash
 # encode-kernel.sh - the main job on a real kernel, on a fresh Debian 12
 # machine (as root): install the build dependencies, build dwarf2btf, fetch
-# Debian's 6.1 cloud debug vmlinux (cached), encode its BTF with the kernel
-# 6.12 flag set at -j1 and at -j$(nproc), show that the two outputs are
-# identical and how long each took.
+# Debian's 6.1 cloud debug vmlinux (cached), encode its BTF with the flags
+# that kernel's own Kbuild passes (tests/lib.sh) at -j1 and at -j$(nproc),
+# show that the two outputs are identical and how long each took.
 #
-# Usage: bash bench/encode-kernel.sh [6.1|6.12]
+# Usage: bash bench/encode-kernel.sh [6.1|6.12|7.2]
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 kver=${1:-6.1}
 build=$top/build
 out=${TMPDIR:-/tmp}/dwarf2btf-encode-kernel
-CACHE=${DWARF2BTF_CACHE:-/var/cache/dwarf2btf}
+# shellcheck source=tests/lib.sh
+. "$top/tests/lib.sh"
+flags=$(kbuild_flags "$kver")
+[ -n "$flags" ] || { echo "usage: $0 [6.1|6.12|7.2]" >&2; exit 2; }
 
 "$top/tests/fetch.sh" deps
 "$top/tests/fetch.sh" "kernel${kver/./}"
@@ -20,7 +23,6 @@ cmake -S "$top" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build "$build" -j"$(nproc)" >/dev/null
 
 vmlinux=$CACHE/linux-$kver/vmlinux
-flags="--btf_features=encode_force,var,float,enum64,decl_tag,type_tag,optimized_func,consistent_func --lang_exclude=rust"
 mkdir -p "$out"
 echo "input: $vmlinux ($(cat "$CACHE/linux-$kver/package"))"
 echo "flags: $flags"

@@ -73,7 +73,7 @@ apt_ensure() {
 
 deps() {
 	apt_ensure cmake make gcc clang lld libdw-dev libelf-dev libbpf-dev zlib1g-dev pkg-config \
-		valgrind binutils llvm python3 procps
+		valgrind binutils llvm python3 procps bpftool
 }
 
 debian_uri() {

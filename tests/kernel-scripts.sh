@@ -18,7 +18,10 @@
 #      resolve_btfids on the vmlinux;
 #   3. runs Makefile.modfinal's cmd_btf_ko on a few modules: -J --btf_base
 #      vmlinux in place, then resolve_btfids -b vmlinux;
-#   4. runs the 7.x flow: --btf_encode_detached, then objcopy --add-section.
+#   4. runs the 7.x flow: --btf_encode_detached, then objcopy --add-section;
+#   5. runs the README's bpftool commands: the vmlinux's .BTF dumped raw and
+#      as a vmlinux.h that clang compiles for BPF, a module's dumped with
+#      -B vmlinux.
 # resolve_btfids must exit 0 and print nothing about unresolved symbols or
 # errors; if it does complain, the same step is run on pahole 1.30's BTF as
 # a control, and dwarf2btf passes only if the complaints are identical.
@@ -428,6 +431,37 @@ else
 		tally_fail "7.x: .BTF after objcopy --add-section differs from the detached file or the in-place .BTF"
 	fi
 fi
+
+# --- 5. the README's bpftool checks ----------------------------------------
+# the vmlinux's .BTF dumped raw and as C, the header compiled for BPF; a
+# module's split .BTF dumped against it, its ids following the base's
+if bpftool btf dump file "$TMPV" >"$W/vmlinux.dump" 2>"$W/bpftool.err" &&
+	bpftool btf dump file "$TMPV" format c >"$W/vmlinux.h" 2>>"$W/bpftool.err" &&
+	printf '#include "vmlinux.h"\nint pid_of(struct task_struct *t) { return t->pid; }\n' |
+	clang -target bpf -fsyntax-only -I "$W" -x c - 2>>"$W/bpftool.err"; then
+	tally_ok "bpftool btf dump file vmlinux: $(wc -l <"$W/vmlinux.dump") lines raw; format c compiles for BPF"
+else
+	tally_fail "bpftool btf dump file vmlinux, or its vmlinux.h, failed"
+	head -n 20 "$W/bpftool.err"
+fi
+m=${mods%% *}
+ids() { sed -n 's/^\[\([0-9]*\)\] .*/\1/p' "$1"; } # FILE: a raw dump's type ids
+nbase=$(ids "$W/vmlinux.dump" | tail -n 1)
+# shellcheck disable=SC2086
+if objcopy --rename-section .BTF=.BTF.debian "$KDIR/modules/$m.ko" "$W/$m.ko" &&
+	"$D2B" -J $FLAGS --btf_base "$TMPV" "$W/$m.ko" &&
+	bpftool -B "$TMPV" btf dump file "$W/$m.ko" >"$W/$m.dump" 2>"$W/bpftool.err"; then
+	first=$(ids "$W/$m.dump" | head -n 1)
+	if [ -n "$nbase" ] && [ "$first" = $((nbase + 1)) ]; then
+		tally_ok "bpftool -B vmlinux btf dump file $m.ko: ids $first to $(ids "$W/$m.dump" | tail -n 1)"
+	else
+		tally_fail "bpftool -B vmlinux btf dump file $m.ko: first id '$first', base's last '$nbase'"
+	fi
+else
+	tally_fail "$m.ko: encoding or bpftool -B vmlinux btf dump file failed"
+	head -n 20 "$W/bpftool.err"
+fi
+rm -f "$W/$m.ko" "$W/$m.dump" "$W/vmlinux.dump" "$W/vmlinux.h"
 
 rm -rf "$W/vmlinux.7x" "$BASE" "$TMPV"
 echo "time: $(($(date +%s) - t0)) s"
