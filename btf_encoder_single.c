@@ -90,14 +90,21 @@
 /*
  * The BTF is deduplicated by btf_dedup, reproducing libbpf's btf__dedup:
  * split BTF as the libbpf the pahole release reproduced is built with does,
- * BTF that is not split as libbpf 1.1 does (its batches too). Under --exact
- * it is libbpf's own btf__dedup (the path btf_dedup must equal), and libbpf
- * builds the BTF; except for split BTF as pahole 1.32, whose libbpf 1.7.0
- * only btf_dedup reproduces.
+ * BTF that is not split as libbpf 1.1 does (its batches too).
+ */
+static enum btf_dedup_libbpf dedup_release(const struct d2b_conf *conf, bool split)
+{
+	return split && conf->pahole >= 132 ? BTF_DEDUP_LIBBPF_1_7_0 : BTF_DEDUP_LIBBPF_1_1;
+}
+
+/*
+ * Under --exact the dedup is libbpf's own btf__dedup (the path btf_dedup must
+ * equal), and libbpf builds the BTF; except where libbpf 1.7.0's decisions are
+ * reproduced, which only btf_dedup makes.
  */
 static bool own_dedup(const struct d2b_conf *conf, bool split)
 {
-	return !conf->exact || (split && conf->pahole >= 132);
+	return !conf->exact || dedup_release(conf, split) == BTF_DEDUP_LIBBPF_1_7_0;
 }
 
 struct btf_encoder *btf_encoder__new(const struct d2b_conf *conf, struct elf_symtab *es,
@@ -1280,9 +1287,7 @@ int btf_encoder__dedup(struct btf_encoder *enc)
 	if (!own_dedup(enc->conf, enc->base))
 		err = btf__dedup(enc->btf, NULL);
 	else
-		err = btf_dedup__raw(enc->raw, enc->base,
-				     enc->base && enc->conf->pahole >= 132 ? BTF_DEDUP_LIBBPF_1_7_0
-									   : BTF_DEDUP_LIBBPF_1_1);
+		err = btf_dedup__raw(enc->raw, enc->base, dedup_release(enc->conf, enc->base));
 	if (err) {
 		pr_warn("%s: BTF deduplication failed: %s\n", enc->path, strerror(-err));
 		return err;
