@@ -26,8 +26,8 @@
  * not just the same set. The stream is:
  *
  *   for every CU, in .debug_info order:
- *     1. one BTF type per type-table entry, at id type_id_off + index
- *        (checked: a drift is an error);
+ *     1. one BTF type per type-table entry, at the id its plan gave it
+ *        (cu_plan.ids[]; checked: a drift is an error);
  *     2. the array index type "int" (signed, 4 bytes) once, if no CU so far
  *        had a base type named "int" and this one has arrays;
  *     3. the decl tags of its structs, unions and typedefs;

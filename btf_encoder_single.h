@@ -62,10 +62,6 @@ void btf_encoder__set_str_section(struct btf_encoder *enc, const char *data, siz
  */
 void btf_encoder__prepare_cu(const struct btf_encoder *enc, struct cu *cu);
 /*
- * Append @cu's types, decl tags and VARs; save its functions (those
- * btf_encoder__prepare_cu() matched). 0 or -errno.
- */
-/*
  * The writer thread; @done(@ctx, cu) gives back each unit it is done with,
  * on that thread. 0 or -errno.
  */
@@ -82,13 +78,19 @@ int btf_encoder__encode_cu(struct btf_encoder *enc, struct cu *cu);
 int btf_encoder__end_writer(struct btf_encoder *enc);
 /*
  * After the last CU: wait for the batches' dedups and merge them (see
- * btf_batches.c); nothing to do for split BTF. 0 or -errno (printed).
+ * btf_batches.c), and sort the saved functions and variables (without
+ * batches, the only step; under --exact the BTF then becomes libbpf's).
+ * 0 or -errno (printed).
  */
 int btf_encoder__merge(struct btf_encoder *enc);
 /* Emit the saved functions and the DATASECs. 0, 1 if the BTF holds nothing
  * but void (nothing to write), or -errno. The DWARF is not used after this. */
 int btf_encoder__finish(struct btf_encoder *enc);
-/* The final dedup: libbpf's btf__dedup, or btf_dedup's for split BTF. 0 or -errno. */
+/*
+ * The final dedup: btf_dedup's, with the decisions of the libbpf release
+ * reproduced; under --exact libbpf's own btf__dedup, except for libbpf
+ * 1.7.0's (split BTF as pahole 1.32). 0 or -errno (printed).
+ */
 int btf_encoder__dedup(struct btf_encoder *enc);
 /* Write raw BTF atomically: a temporary file in the same directory, then
  * rename(2). On error nothing is left behind. 0 or -errno. */

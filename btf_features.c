@@ -41,8 +41,8 @@ struct btf_feature {
  * listed nor enabled, as pahole treats a feature its libbpf lacks:
  * distilled_base needs btf__distill_base (libbpf 1.5; Debian 12 has 1.1);
  * attributes is pahole 1.30's only with libbpf 1.6, which Debian's 1.30 is
- * not built with, so it is 1.32's only (btf_encoder_single.c writes its
- * records); true_signature and force_cu_merging (pahole 1.32, in no
+ * not built with, so it is 1.32's only (btf_funcs.c, arena_tags, writes
+ * its records); true_signature and force_cu_merging (pahole 1.32, in no
  * kernel's flags) are not implemented. A feature newer than the release
  * reproduced is an unknown name.
  */

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * d2b_conf - the encoder configuration: every setting the command line can
- * change, filled by dwarf2btf.c (btf_features.h for the feature rules) and
- * read-only once the encoding starts, on every thread.
+ * d2b_conf - the encoder configuration: the command line's settings and
+ * those dwarf2btf.c derives from them (nr_cpus, window, batch_types), filled
+ * by dwarf2btf.c (btf_features.h for the feature rules) and read-only once
+ * the encoding starts, on every thread.
  */
 #ifndef D2B_CONF_H
 #define D2B_CONF_H
@@ -42,8 +43,7 @@ struct d2b_conf {
 	const char *btf_base;
 };
 
-/* the pahole releases reproduced, as --numeric_version prints them */
+/* the pahole release reproduced unless asked otherwise, as --numeric_version prints it */
 #define PAHOLE_RELEASE_DEFAULT 130
-#define PAHOLE_RELEASE_NEWEST 132
 
 #endif /* D2B_CONF_H */

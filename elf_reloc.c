@@ -25,9 +25,9 @@
  * .debug_frame); any other type is refused with an error naming it rather
  * than guessed at.
  *
- * The registers are pahole 1.30's (dwarf_loader.c: arch__nr_register_params
- * and arch__set_register_params): a count for more machines than it has
- * register maps for.
+ * The registers are pahole 1.30's (its dwarf_loader.c's
+ * arch__nr_register_params and arch__set_register_params): a count for
+ * more machines than it has register maps for.
  */
 #include <dwarf.h>
 #include <errno.h>

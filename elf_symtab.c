@@ -17,7 +17,7 @@
  * moves, without reading most names), equal prefixes sit in runs of it, and
  * each function gets the index of its run's first as its rank
  * (symtab_rank): the encoder sorts its functions by rank
- * (btf_encoder_single.c).
+ * (btf_funcs.c, funcs__sort).
  *
  * Most look-ups find nothing (two in three on vmlinux: static functions
  * inlined everywhere, then their prefix look-up), and each bsearch probe is

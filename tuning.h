@@ -52,8 +52,14 @@
 
 /* ---- the encoder ------------------------------------------------------- */
 
+/*
+ * Units planned and not yet written: slack between the collector's and the
+ * writer's stages, each slot holding a loaded unit. Fewer make one stage
+ * wait on the other at high -j; more hold more units in memory.
+ * Documentation/performance.md ("Tuning knobs").
+ */
 #ifndef WRITER_SLOTS
-#define WRITER_SLOTS 4 /* CUs planned and not yet written: measured, performance.md */
+#define WRITER_SLOTS 4
 #endif
 
 /*
@@ -104,8 +110,7 @@
  * (M_TRIM_THRESHOLD, glibc's own ratio). A smaller block comes from memory
  * an arena holds, used again after a free; a mapped one faults its pages
  * in afresh, one by one, every time. At 8 MiB nearly every unit's block
- * (cu_pack) and a batch's raw and libbpf BTFs stay
- * in the arenas: a third less CPU where a page fault costs microseconds (a
+ * (cu_pack) and a batch's arrays stay in the arenas: a third less CPU where a page fault costs microseconds (a
  * virtual machine), for some 20 MiB more at the peak. glibc's default
  * threshold rises with the blocks freed, so a run's memory depends on its
  * timing. Chosen by measurement (Documentation/performance.md, "Tuning

@@ -34,7 +34,7 @@ void unit_ring__free(struct unit_ring *ur);
 
 /* @n bytes, 16-byte aligned; NULL when they do not fit now */
 void *unit_ring__alloc(struct unit_ring *ur, size_t n);
-/* is @p a block of @ur? */
+/* is @p a block of @ur? (the unit test checks its blocks with it) */
 bool unit_ring__owns(const struct unit_ring *ur, const void *p);
 /* give back block @p (of @ur) */
 void unit_ring__release(struct unit_ring *ur, void *p);

@@ -255,7 +255,7 @@ fi
 
 # ---- shared prototypes ------------------------------------------------------
 # The comparison with --exact above only tests the shared function prototypes
-# (btf_encoder_single.c, func_proto) if some were shared: the fixture has
+# (btf_funcs.c, func_proto) if some were shared: the fixture has
 # functions with the same signature.
 read -r -a flags <<<"$FLAGS_612"
 shared=$("$DWARF2BTF" -V -j1 ${flags[@]+"${flags[@]}"} \

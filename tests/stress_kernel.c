@@ -26,7 +26,7 @@
  * report from a pipe, collects its peak RSS with wait4() and compares the
  * output with -j1's, byte for byte.
  *
- * Injected delays (test_before_load, on the worker, before each CU load):
+ * Injected delays (hook_before_load, on the worker, before each CU load):
  *  - CU 0 is held: it waits until the other workers have started every
  *    other unit the window allows (units 1 .. W-1), then until no unit
  *    started for --hold-ms (default 300): they finished those loads and
@@ -37,7 +37,7 @@
  *
  * Checks, per -j:
  *  1. the output is byte-identical to -j1's;
- *  2. the in-flight count (test_on_in_flight, after every change) never
+ *  2. the in-flight count (hook_on_in_flight, after every change) never
  *     exceeds W, and reaches min(W, nr_cus) for j >= 2 (the window filled);
  *  3. while CU 0 is not loaded, no unit >= W starts loading (the bound is on
  *     unit ids), and with j >= 2 the workers ran ahead to unit W-1;
