@@ -77,9 +77,9 @@ static uint32_t ref_resolve(struct cu_loader *l, uint32_t key)
 	struct dr_cu *dc;
 
 	/* (a type unit's references were checked against its unit when read) */
-	if (!idx && key && !(key & TU_KEY_INFO) && !l->bad_ref_die &&
+	if (!idx && key && !(key & TU_KEY_INFO) && !l->err.ref_die &&
 	    (!(dc = dr_cu__of(l->dc, off)) || dr_die__at(dc, off, &l->tmp) != 1))
-		l->bad_ref_die = off;
+		l->err.ref_die = off;
 	return idx;
 }
 
@@ -113,14 +113,14 @@ static int cu_check_cycles(struct cu_loader *l)
 			state[j] = 1;
 		}
 		if (j && state[j] == 1) {
-			l->err_die = cu->types[j].die_off;
+			l->err.die = cu->types[j].die_off;
 			err = -ELOOP;
 			break;
 		}
 		base = j && state[j] == 2 ? len[j] : 0;
 		if ((uint64_t)base + n > MAX_REF_CHAIN) {
-			l->err_die = cu->types[i].die_off;
-			l->chain_too_long = true;
+			l->err.die = cu->types[i].die_off;
+			l->err.chain_too_long = true;
 			err = -ELOOP;
 		}
 		for (j = i; j && state[j] == 1; j = cu->types[j].type, n--) {
@@ -142,14 +142,14 @@ int cu__resolve(struct cu_loader *l)
 	int err;
 
 	/* skeletons, possibly of skeletons (in type units): to a fixpoint */
-	for (pass = 0; pass < l->nr_aliases / 2; pass++) {
+	for (pass = 0; pass < l->tu.nr_aliases / 2; pass++) {
 		bool changed = false;
 
-		for (i = 0; i < l->nr_aliases; i += 2) {
-			uint32_t idx = map__find(l, l->aliases[i + 1]);
+		for (i = 0; i < l->tu.nr_aliases; i += 2) {
+			uint32_t idx = map__find(l, l->tu.aliases[i + 1]);
 
-			if (idx && map__find(l, l->aliases[i]) != idx) {
-				if (map__add(l, l->aliases[i], idx))
+			if (idx && map__find(l, l->tu.aliases[i]) != idx) {
+				if (map__add(l, l->tu.aliases[i], idx))
 					return -ENOMEM;
 				changed = true;
 			}
@@ -169,7 +169,7 @@ int cu__resolve(struct cu_loader *l)
 		cu->vars[i].type = ref_resolve(l, cu->vars[i].type);
 	for (i = 0; i < cu->nr_funcs; i++)
 		cu->funcs[i].ret_type = ref_resolve(l, cu->funcs[i].ret_type);
-	if (l->bad_ref_die)
+	if (l->err.ref_die)
 		return -EBADMSG;
 	err = cu_check_cycles(l);
 	if (err)

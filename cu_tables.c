@@ -24,7 +24,7 @@ static uint32_t map_hash(uint32_t key, uint32_t cap)
 
 static int map_grow(struct cu_loader *l)
 {
-	uint32_t ncap = l->map_cap ? l->map_cap * 2 : 1024, i, h;
+	uint32_t ncap = l->map.cap ? l->map.cap * 2 : 1024, i, h;
 	struct map_slot *nm = calloc(ncap, sizeof(*nm));
 	uint32_t *nu = malloc(ncap / 2 * sizeof(*nu));
 
@@ -33,19 +33,19 @@ static int map_grow(struct cu_loader *l)
 		free(nu);
 		return -ENOMEM;
 	}
-	for (i = 0; i < l->map_nr; i++) {
-		struct map_slot e = l->map[l->map_used[i]];
+	for (i = 0; i < l->map.nr; i++) {
+		struct map_slot e = l->map.slots[l->map.used[i]];
 
 		for (h = map_hash(e.key, ncap); nm[h].key; h = (h + 1) & (ncap - 1))
 			;
 		nm[h] = e;
 		nu[i] = h;
 	}
-	free(l->map);
-	free(l->map_used);
-	l->map = nm;
-	l->map_used = nu;
-	l->map_cap = ncap;
+	free(l->map.slots);
+	free(l->map.used);
+	l->map.slots = nm;
+	l->map.used = nu;
+	l->map.cap = ncap;
 	return 0;
 }
 
@@ -53,14 +53,14 @@ int map__add(struct cu_loader *l, uint32_t key, uint32_t val)
 {
 	uint32_t h;
 
-	if ((l->map_nr + 1) * 2 > l->map_cap && map_grow(l))
+	if ((l->map.nr + 1) * 2 > l->map.cap && map_grow(l))
 		return -ENOMEM;
-	for (h = map_hash(key, l->map_cap); l->map[h].key; h = (h + 1) & (l->map_cap - 1))
-		if (l->map[h].key == key)
+	for (h = map_hash(key, l->map.cap); l->map.slots[h].key; h = (h + 1) & (l->map.cap - 1))
+		if (l->map.slots[h].key == key)
 			break;
-	if (!l->map[h].key)
-		l->map_used[l->map_nr++] = h;
-	l->map[h] = (struct map_slot){ key, val };
+	if (!l->map.slots[h].key)
+		l->map.used[l->map.nr++] = h;
+	l->map.slots[h] = (struct map_slot){ key, val };
 	return 0;
 }
 
@@ -68,11 +68,11 @@ uint32_t map__find(const struct cu_loader *l, uint32_t key)
 {
 	uint32_t h;
 
-	if (!key || !l->map_cap)
+	if (!key || !l->map.cap)
 		return 0;
-	for (h = map_hash(key, l->map_cap); l->map[h].key; h = (h + 1) & (l->map_cap - 1))
-		if (l->map[h].key == key)
-			return l->map[h].val;
+	for (h = map_hash(key, l->map.cap); l->map.slots[h].key; h = (h + 1) & (l->map.cap - 1))
+		if (l->map.slots[h].key == key)
+			return l->map.slots[h].val;
 	return 0;
 }
 
@@ -81,9 +81,9 @@ void map__clear(struct cu_loader *l)
 {
 	uint32_t i;
 
-	for (i = 0; i < l->map_nr; i++)
-		l->map[l->map_used[i]].key = 0;
-	l->map_nr = 0;
+	for (i = 0; i < l->map.nr; i++)
+		l->map.slots[l->map.used[i]].key = 0;
+	l->map.nr = 0;
 }
 
 /* append @v to *@arr (capacity *@cap, length *@nr); *@first = where it went */

@@ -74,7 +74,7 @@ static int gnu_annots_walk(struct cu_loader *l, const struct dr_die *die,
 		    next->ab->tag != DW_TAG_GNU_annotation)
 			return 0;
 		if (n == MAX_DIE_DEPTH) { /* a chain that comes back on itself */
-			l->err_die = die->off;
+			l->err.die = die->off;
 			return -ELOOP;
 		}
 		ret = fn(l, next, ctx);

@@ -38,23 +38,23 @@ static uint32_t sig_ref(struct cu_loader *l, struct dr_cu *acu, const struct dr_
 	while (tu && tu > dl->sigs && tu[-1].signature == key.signature)
 		tu--;
 	if (!tu) {
-		if (strict && !l->bad_sig)
-			l->bad_sig = key.signature;
+		if (strict && !l->err.sig)
+			l->err.sig = key.signature;
 		return 0;
 	}
 	i = (uint32_t)(tu - dl->sigs);
-	if (!l->tu_queued && !(l->tu_queued = calloc(dl->nr_sigs, 1))) {
-		l->oom = true;
+	if (!l->tu.queued && !(l->tu.queued = calloc(dl->nr_sigs, 1))) {
+		l->err.oom = true;
 		return 0;
 	}
-	if (!l->tu_queued[i]) {
-		if (d2b_grow(&l->tu_queue, &l->tu_queue_cap, (uint64_t)l->tu_queue_nr + 1,
-			     sizeof(*l->tu_queue))) {
-			l->oom = true;
+	if (!l->tu.queued[i]) {
+		if (d2b_grow(&l->tu.queue, &l->tu.cap, (uint64_t)l->tu.nr + 1,
+			     sizeof(*l->tu.queue))) {
+			l->err.oom = true;
 			return 0;
 		}
-		l->tu_queue[l->tu_queue_nr++] = i;
-		l->tu_queued[i] = 1;
+		l->tu.queue[l->tu.nr++] = i;
+		l->tu.queued[i] = 1;
 	}
 	return (uint32_t)(tu->unit->type_off | tu->key_bits);
 }
@@ -70,8 +70,8 @@ static const struct dr_attr *attr_integrate(struct cu_loader *l, const struct dr
 	bool bad_ref = false;
 	const struct dr_attr *a = dr_die__attr_integrate(l->dc, die, at, &l->tmp, acu, &bad_ref);
 
-	if (bad_ref && !l->bad_ref_die)
-		l->bad_ref_die = die->off;
+	if (bad_ref && !l->err.ref_die)
+		l->err.ref_die = die->off;
 	return a;
 }
 
@@ -88,8 +88,8 @@ static uint32_t rel_ref(struct cu_loader *l, const struct dr_die *die, uint16_t 
 	if (a->form == DW_FORM_ref_sig8)
 		return sig_ref(l, acu, a, true);
 	if (dr_attr__ref(acu, a, &off)) {
-		if (!l->bad_ref_die)
-			l->bad_ref_die = die->off;
+		if (!l->err.ref_die)
+			l->err.ref_die = die->off;
 		return 0;
 	}
 	return die_key(l, off);
@@ -120,9 +120,9 @@ static bool attr_flag(const struct dr_die *die, uint16_t at)
  */
 static void attr_bad(struct cu_loader *l, const struct dr_die *die, uint16_t at)
 {
-	if (!l->bad_attr_die) {
-		l->bad_attr_die = die->off;
-		l->bad_attr = at;
+	if (!l->err.attr_die) {
+		l->err.attr_die = die->off;
+		l->err.attr = at;
 	}
 }
 
@@ -152,8 +152,8 @@ static struct dr_die *scope_enter(struct cu_loader *l, const struct dr_die *die,
 	struct dr_die **child;
 
 	if (++l->depth > MAX_DIE_DEPTH) {
-		l->err_die = die->off;
-		l->too_deep = true;
+		l->err.die = die->off;
+		l->err.too_deep = true;
 		*err = -ELOOP;
 		return NULL;
 	}
@@ -667,12 +667,12 @@ static bool skeleton_alias(struct cu_loader *l, const struct dr_die *die, int *e
 	*err = 0;
 	if (!a || !(target = sig_ref(l, l->dc, a, false)))
 		return false;
-	if (d2b_grow(&l->aliases, &l->cap_aliases, (uint64_t)l->nr_aliases + 2,
-		     sizeof(*l->aliases)))
+	if (d2b_grow(&l->tu.aliases, &l->tu.cap_aliases, (uint64_t)l->tu.nr_aliases + 2,
+		     sizeof(*l->tu.aliases)))
 		*err = -ENOMEM;
 	else {
-		l->aliases[l->nr_aliases++] = die_key(l, die->off);
-		l->aliases[l->nr_aliases++] = target;
+		l->tu.aliases[l->tu.nr_aliases++] = die_key(l, die->off);
+		l->tu.aliases[l->tu.nr_aliases++] = target;
 	}
 	return true;
 }
@@ -750,13 +750,13 @@ int cu__walk(struct cu_loader *l, struct dr_die *cu_die)
 		else
 			err = die_process(l, child);
 		if (err) {
-			if (!l->err_die)
-				l->err_die = child->off;
+			if (!l->err.die)
+				l->err.die = child->off;
 			break;
 		}
 	}
 	if (!err && ret < 0) {
-		l->err_die = child->off;
+		l->err.die = child->off;
 		err = ret;
 	}
 	free(child);

@@ -262,9 +262,9 @@ static void loader_give(struct dwarf_loader *dl, struct cu_loader *l)
 {
 	free(l->dcs);
 	free(l->dc_state);
-	free(l->tu_queue);
-	free(l->tu_queued);
-	free(l->aliases);
+	free(l->tu.queue);
+	free(l->tu.queued);
+	free(l->tu.aliases);
 	map__clear(l);
 	pthread_mutex_lock(&dl->idle_lock);
 	l->next_idle = dl->idle;
@@ -285,8 +285,8 @@ static void loader_destroy(struct cu_loader *l)
 	}
 	free(l->vecs);
 	cu_arrays_free(&l->work);
-	free(l->map);
-	free(l->map_used);
+	free(l->map.slots);
+	free(l->map.used);
 	free(l);
 }
 
@@ -455,15 +455,15 @@ int dwarf_loader__load_cu(struct dwarf_loader *dl, unsigned int id, struct cu **
 		cu->excluded = true;
 		goto out_done;
 	}
-	if (!err && l->tu_queue_nr)
+	if (!err && l->tu.nr)
 		err = type_units__walk(l, cu_die);
-	if (!err && l->oom)
+	if (!err && l->err.oom)
 		err = -ENOMEM;
-	if (!err && l->bad_sig)
+	if (!err && l->err.sig)
 		err = -ENOENT;
-	if (!err && l->bad_ref_die)
+	if (!err && l->err.ref_die)
 		err = -EBADMSG;
-	if (!err && l->bad_attr_die)
+	if (!err && l->err.attr_die)
 		err = -ERANGE;
 	if (!err)
 		err = cu__resolve(l);
@@ -477,46 +477,46 @@ out_done:
 	goto out_free;
 
 out_warn:
-	if (err == -ELOOP && l->too_deep)
+	if (err == -ELOOP && l->err.too_deep)
 		load_err(dl, id, "%s: CU %#" PRIx64 ": DIE %#" PRIx64 ": nesting deeper than %d\n",
-			 dl->path, cu->off, l->err_die, MAX_DIE_DEPTH);
-	else if (err == -ELOOP && l->chain_too_long)
+			 dl->path, cu->off, l->err.die, MAX_DIE_DEPTH);
+	else if (err == -ELOOP && l->err.chain_too_long)
 		load_err(dl, id,
 			 "%s: CU %#" PRIx64 ": DIE %#" PRIx64 ": chain of reference types "
 			 "longer than %d\n",
-			 dl->path, cu->off, l->err_die, MAX_REF_CHAIN);
+			 dl->path, cu->off, l->err.die, MAX_REF_CHAIN);
 	else if (err == -ELOOP)
 		load_err(dl, id, "%s: CU %#" PRIx64 ": DIE %#" PRIx64 ": type refers to itself\n",
-			 dl->path, cu->off, l->err_die);
+			 dl->path, cu->off, l->err.die);
 	else if (err == -ENOENT)
 		load_err(dl, id,
 			 "%s: CU %#" PRIx64 ": type signature %#" PRIx64 ": no such type unit\n",
-			 dl->path, cu->off, l->bad_sig);
+			 dl->path, cu->off, l->err.sig);
 	else if (err == -EBADMSG)
 		load_err(dl, id,
 			 "%s: CU %#" PRIx64 ": DIE %#" PRIx64 ": reference to no DIE of %s\n",
-			 dl->path, cu->off, l->bad_ref_die,
+			 dl->path, cu->off, l->err.ref_die,
 			 dl->merged ? ".debug_info" : "its unit");
 	else if (err == -ERANGE)
 		load_err(dl, id,
 			 "%s: CU %#" PRIx64 ": DIE %#" PRIx64 ": %s: index or offset outside "
 			 "its section\n",
-			 dl->path, cu->off, l->bad_attr_die,
-			 l->bad_attr == DW_AT_name     ? "DW_AT_name"
-			 : l->bad_attr == DW_AT_low_pc ? "DW_AT_low_pc"
+			 dl->path, cu->off, l->err.attr_die,
+			 l->err.attr == DW_AT_name     ? "DW_AT_name"
+			 : l->err.attr == DW_AT_low_pc ? "DW_AT_low_pc"
 						       : "DW_AT_location");
 	else if (err == -EPROTO)
 		load_err(dl, id, "%s: CU %#" PRIx64 ": root DIE of tag %#x is no unit DIE\n",
-			 dl->path, cu->off, l->bad_root_tag);
-	else if (err == -EINVAL && l->err_die == cu->off && !l->dc)
+			 dl->path, cu->off, l->err.root_tag);
+	else if (err == -EINVAL && l->err.die == cu->off && !l->dc)
 		load_err(dl, id, "%s: CU %#" PRIx64 ": bad abbreviation table or unit DIE\n",
 			 dl->path, cu->off);
 	else if (err == -EINVAL)
 		load_err(dl, id, "%s: CU %#" PRIx64 ": DIE %#" PRIx64 ": malformed DWARF\n",
-			 dl->path, cu->off, l->err_die);
+			 dl->path, cu->off, l->err.die);
 	else
 		load_err(dl, id, "%s: CU %#" PRIx64 ": DIE %#" PRIx64 ": %s\n", dl->path, cu->off,
-			 l->err_die, strerror(-err));
+			 l->err.die, strerror(-err));
 out_free:
 	free(cu_die);
 	for (i = 0; l->dc_state && i < nr_dcs; i++)

@@ -143,6 +143,40 @@ struct vec {
 
 struct map_slot;
 
+/* a unit's first errors, each kept until dwarf_loader.c reports the unit's */
+struct load_errors {
+	uint64_t die; /* DIE the first error is about */
+	unsigned int root_tag; /* -EPROTO: the unit's root DIE's tag */
+	uint64_t ref_die; /* first DIE with a reference outside its unit */
+	uint64_t attr_die; /* -ERANGE: first DIE with a value outside its section */
+	uint16_t attr; /* and that value's attribute */
+	uint64_t sig; /* first type signature with no type unit */
+	bool oom; /* an allocation failed where no error could be returned */
+	bool too_deep; /* DIEs nested over MAX_DIE_DEPTH, from die */
+	bool chain_too_long; /* -ELOOP: a reference chain over MAX_REF_CHAIN, from die */
+};
+
+/* the type units a unit refers to (unit_walk.c) */
+struct tu_refs {
+	/* in order of first reference (sigs[] indexes; queued[i]: sigs[i] is
+	 * in the queue), walked after the unit */
+	uint32_t *queue, nr, cap, walked;
+	uint8_t *queued;
+	/* skeleton type DIEs (DW_AT_signature): key -> the type unit type's key */
+	uint32_t *aliases, nr_aliases, cap_aliases;
+};
+
+/*
+ * DIE key -> types[] index, open addressing (cu_tables.c); emptied for the
+ * next unit through used[], the slots this one filled (a new table for
+ * every unit cost a calloc and a rehash at each doubling)
+ */
+struct key_map {
+	struct map_slot *slots;
+	uint32_t *used; /* nr of them, room for cap / 2 */
+	uint32_t cap, nr;
+};
+
 struct cu_loader {
 	/* per unit: zeroed by loader_take() */
 	struct dwarf_loader *dl;
@@ -155,23 +189,10 @@ struct cu_loader {
 	bool producer_clang, producer_read;
 	uint32_t key_bits; /* TU_KEY_* while walking a type unit, else 0 */
 	uint8_t addr_size;
-	/* type units this unit refers to, in order of first reference (sigs[]
-	 * indexes; tu_queued[i]: sigs[i] is in the queue), walked after it */
-	uint32_t *tu_queue, tu_queue_nr, tu_queue_cap, tu_walked;
-	uint8_t *tu_queued;
-	/* skeleton type DIEs (DW_AT_signature): key -> the type unit type's key */
-	uint32_t *aliases, nr_aliases, cap_aliases;
+	struct tu_refs tu;
 	uint32_t nr_members, nr_enums, nr_params, nr_annots;
-	uint64_t err_die; /* DIE the first error is about */
-	unsigned int bad_root_tag; /* -EPROTO: the unit's root DIE's tag */
-	uint64_t bad_ref_die; /* first DIE with a reference outside its unit */
-	uint64_t bad_attr_die; /* -ERANGE: first DIE with a value outside its section */
-	uint16_t bad_attr; /* and that value's attribute */
-	uint64_t bad_sig; /* first type signature with no type unit */
-	bool oom; /* an allocation failed where no error could be returned */
+	struct load_errors err;
 	int depth;
-	bool too_deep;
-	bool chain_too_long; /* -ELOOP: a reference chain over MAX_REF_CHAIN, from err_die */
 	struct dr_die tmp; /* scratch for attribute integration */
 
 	/*
@@ -183,12 +204,7 @@ struct cu_loader {
 	 */
 	struct cu work;
 	uint32_t cap_types, cap_members, cap_enums, cap_params, cap_annots, cap_funcs, cap_vars;
-	/* DIE key -> types[] index, open addressing; emptied for the next unit
-	 * through map_used, the slots this one filled (a new table for every
-	 * unit cost a calloc and a rehash at each doubling) */
-	struct map_slot *map;
-	uint32_t *map_used; /* map_nr of them, room for map_cap / 2 */
-	uint32_t map_cap, map_nr;
+	struct key_map map;
 	struct dr_die *scope_dies[MAX_DIE_DEPTH + 1];
 	struct dr_die *annot_dies; /* two, for walking gcc annotation chains (1.32) */
 	struct vec **vecs;

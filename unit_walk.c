@@ -223,18 +223,18 @@ int unit__walk(struct cu_loader *l, unsigned int i, struct dr_die *cu_die)
 	l->cu_start = dl->merged ? 0 : dl->units[i].off;
 	l->dc = unit_dc(l, i, cu_die);
 	if (!l->dc) {
-		l->err_die = l->cu->off;
+		l->err.die = l->cu->off;
 		return -EINVAL;
 	}
 	if (dr_die__at(l->dc, l->cu->off, cu_die) != 1) {
-		l->err_die = l->cu->off;
+		l->err.die = l->cu->off;
 		return -EINVAL;
 	}
 	/* pahole 1.30 fails on a unit whose root is no unit DIE */
 	if (cu_die->ab->tag != DW_TAG_compile_unit && cu_die->ab->tag != DW_TAG_partial_unit &&
 	    cu_die->ab->tag != DW_TAG_type_unit && cu_die->ab->tag != DW_TAG_skeleton_unit) {
-		l->err_die = l->cu->off;
-		l->bad_root_tag = cu_die->ab->tag;
+		l->err.die = l->cu->off;
+		l->err.root_tag = cu_die->ab->tag;
 		return -EPROTO;
 	}
 	if (!l->producer_read) {
@@ -262,17 +262,17 @@ int type_units__walk(struct cu_loader *l, struct dr_die *tu_die)
 	uint64_t cu_off = l->cu->off;
 	int err = 0;
 
-	while (!err && l->tu_walked < l->tu_queue_nr) {
-		const struct type_unit *tu = &l->dl->sigs[l->tu_queue[l->tu_walked++]];
+	while (!err && l->tu.walked < l->tu.nr) {
+		const struct type_unit *tu = &l->dl->sigs[l->tu.queue[l->tu.walked++]];
 
 		l->cu->off = tu->unit->die_off;
 		if (dr_cu__init(&tdc, tu->secs, tu->unit)) {
-			l->err_die = tu->unit->die_off;
+			l->err.die = tu->unit->die_off;
 			err = -EINVAL;
 			break;
 		}
 		if (dr_die__at(&tdc, tu->unit->die_off, tu_die) != 1) {
-			l->err_die = tu->unit->die_off;
+			l->err.die = tu->unit->die_off;
 			err = -EINVAL;
 		} else {
 			cu_bases(&tdc, tu_die);
