@@ -3,7 +3,7 @@
  * btf_batches - deduplicate the encoder's BTF in batches of whole CUs, each
  * in its own thread while the encoder goes on, and merge the results.
  *
- * The collector (btf_encoder_single) fills one batch at a time and hands it
+ * The encoder (btf_encoder_merge.c) fills one batch at a time and hands it
  * over with btf_batches__add(); each batch's thread deduplicates it and then
  * appends it, in batch order, to the merged BTF. btf_batches__finish() hands
  * over the last, calls the encoder back for each batch as soon as it is

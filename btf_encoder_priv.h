@@ -2,9 +2,10 @@
 /*
  * btf_encoder's private interface: the structs its files share and the
  * functions one of them calls in another. btf_encoder_single.c has the
- * encoder (types, variables, the writer, batches and the merge, the
- * end); btf_funcs.c has the functions (saved as CUs are written, emitted
- * at the end). The public API is btf_encoder_single.h. Everything here is
+ * encoder (names, types, variables, the writer, the end);
+ * btf_encoder_merge.c its batches and their merge; btf_funcs.c the
+ * functions (saved as CUs are written, emitted at the end). The public
+ * API is btf_encoder_single.h. Everything here is
  * the collector's or its writer's, as marked on each field.
  */
 #ifndef BTF_ENCODER_PRIV_H
@@ -196,6 +197,21 @@ int enc__tail_str(struct btf_encoder *enc, const char *s);
 int enc__add_record(struct btf_encoder *enc, const struct btf_type *t, size_t extra);
 /* a parameter of the last FUNC_PROTO @proto, named by offset @off */
 int enc__add_func_param_off(struct btf_encoder *enc, int proto, uint32_t off, uint32_t type);
+/* the cached names forgotten: a new batch has string offsets of its own */
+void enc__strs_clear(struct btf_encoder *enc);
+/* ... and their memory given back, once no batch is written any more */
+void enc__strs_free(struct btf_encoder *enc);
+/* the final dedup is btf_dedup's, not libbpf's (--exact) */
+bool enc__own_dedup(const struct btf_encoder *enc);
+
+/* ---- btf_encoder_merge.c: the batches, the merge ----------------------- */
+
+/* the writer: a new batch (a fresh BTF, the array index type); 0 or -errno */
+int enc__batch_start(struct btf_encoder *enc);
+/* the writer: the array index type kept for the later batches; 0 or -errno */
+int enc__batch_keep_index_type(struct btf_encoder *enc);
+/* the writer: the batch handed over for its dedup; 0 or -errno */
+int enc__batch_close(struct btf_encoder *enc);
 /* type @id of the batch is used by a function or DATASEC: keep track of it */
 int enc__batch_use(struct btf_encoder *enc, uint32_t id);
 

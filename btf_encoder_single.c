@@ -17,8 +17,9 @@
  * merged BTF (a btf_raw) also holds the end of the stream and gets the
  * final dedup. Split BTF (a --btf_base) is one BTF, not batched, the
  * writer's btf_raw to the end. Under --exact there are no batches, and
- * where libbpf deduplicates (own_dedup) the one BTF is made a libbpf BTF
- * in btf_encoder__merge.
+ * where libbpf deduplicates (enc__own_dedup) the one BTF is made a libbpf
+ * BTF in btf_encoder__merge. The batches' side of the encoder, and the
+ * merge, are btf_encoder_merge.c's.
  *
  * Why the stream must match: btf__dedup keeps the first occurrence of every
  * equivalence class and rebuilds the string section in order of first
@@ -83,7 +84,6 @@
 #include "d2b_conf.h"
 #include "d2b_util.h"
 #include "elf_symtab.h"
-#include "msort.h"
 #include "tmpfiles.h"
 #include "tuning.h"
 
@@ -102,9 +102,9 @@ static enum btf_dedup_libbpf dedup_release(const struct d2b_conf *conf, bool spl
  * equal), and libbpf builds the BTF; except where libbpf 1.7.0's decisions are
  * reproduced, which only btf_dedup makes.
  */
-static bool own_dedup(const struct d2b_conf *conf, bool split)
+bool enc__own_dedup(const struct btf_encoder *enc)
 {
-	return !conf->exact || dedup_release(conf, split) == BTF_DEDUP_LIBBPF_1_7_0;
+	return !enc->conf->exact || dedup_release(enc->conf, enc->base) == BTF_DEDUP_LIBBPF_1_7_0;
 }
 
 struct btf_encoder *btf_encoder__new(const struct d2b_conf *conf, struct elf_symtab *es,
@@ -297,6 +297,22 @@ int enc__str(struct btf_encoder *enc, const char *s)
 	return off;
 }
 
+/* the cached names forgotten: a new batch has string offsets of its own */
+void enc__strs_clear(struct btf_encoder *enc)
+{
+	addr_cache__clear(&enc->strs);
+	addr_cache__clear(&enc->short_strs);
+}
+
+/* ... and their memory given back, once no batch is written any more */
+void enc__strs_free(struct btf_encoder *enc)
+{
+	free(enc->strs.slots);
+	enc->strs = (struct addr_cache){ 0 };
+	free(enc->short_strs.slots);
+	enc->short_strs = (struct addr_cache){ 0 };
+}
+
 /*
  * The merged BTF is a btf_raw (enc->raw) to the end, or under --exact, where
  * libbpf deduplicates, libbpf's (enc->btf): the functions and sections are
@@ -395,263 +411,6 @@ static int enc__add_datasec_var_info(struct btf_encoder *enc, uint32_t type, uin
 	if (!enc->btf)
 		return btf_raw__add_datasec_var_info(enc->raw, type, offset, size);
 	return btf__add_datasec_var_info(enc->btf, (int)type, offset, size);
-}
-
-/* ---------------------------------------------------------------------- */
-/* batches (see btf_batches.c)                                            */
-
-/* A new batch: a fresh BTF, its own string offsets, the array index type. */
-static int batch_start(struct btf_encoder *enc)
-{
-	int id;
-
-	enc->raw = btf_raw__new(NULL);
-	if (!enc->raw || btf_raw__reserve(enc->raw, &enc->batch_room))
-		return -ENOMEM;
-	addr_cache__clear(&enc->strs);
-	addr_cache__clear(&enc->short_strs);
-	if (!enc->index_type)
-		return 0;
-	id = btf_raw__add_int_copy(enc->raw, enc->index_type, 1);
-	if (id < 0)
-		return id;
-	enc->nr_types_encoded--; /* the copy is not part of the stream */
-	return 0;
-}
-
-/* Later batches get a copy of the array index type: no batch refers to another. */
-static int batch_keep_index_type(struct btf_encoder *enc)
-{
-	int id;
-
-	if (!enc->batches)
-		return 0;
-	enc->index_type = btf_raw__new(NULL);
-	if (!enc->index_type)
-		return -ENOMEM;
-	id = btf_raw__add_int_copy(enc->index_type, enc->raw, enc->array_index_id);
-	return id < 0 ? id : 0;
-}
-
-/* Type @id of the batch is used by a function or DATASEC: keep track of it. */
-int enc__batch_use(struct btf_encoder *enc, uint32_t id)
-{
-	if (!enc->batches || !id)
-		return 0;
-	if (d2b_grow(&enc->batch_ids, &enc->cap_batch_ids, (uint64_t)enc->nr_batch_ids + 1,
-		     sizeof(*enc->batch_ids)))
-		return -ENOMEM;
-	enc->batch_ids[enc->nr_batch_ids++] = id;
-	return 0;
-}
-
-/* Hand the batch over for its dedup. */
-static int batch_close(struct btf_encoder *enc)
-{
-	int k;
-
-	enc->nr_types_encoded += btf_raw__type_cnt(enc->raw) - 1;
-	btf_raw__room(enc->raw, &enc->batch_room);
-	k = btf_batches__add(enc->batches, enc->raw, enc->batch_ids, enc->nr_batch_ids);
-	enc->raw = NULL;
-	enc->batch_ids = NULL;
-	enc->nr_batch_ids = enc->cap_batch_ids = 0;
-	if (k < 0)
-		return k;
-	enc->nr_batches++;
-	return 0;
-}
-
-/* @id, a type of batch @k, in the merged BTF */
-static int merged_type(const struct btf_encoder *enc, uint32_t k, uint32_t *id)
-{
-	uint32_t merged = btf_batches__type_id(enc->batches, k, *id);
-
-	if (*id && !merged)
-		return -EINVAL; /* not handed over with the batch: a bug */
-	*id = merged;
-	return 0;
-}
-
-/* @off, a string offset of batch @k, in the merged BTF */
-static int merged_str(const struct btf_encoder *enc, uint32_t k, uint32_t *off)
-{
-	uint32_t merged = btf_batches__str_off(enc->batches, k, *off);
-
-	if (*off && !merged)
-		return -EINVAL;
-	*off = merged;
-	return 0;
-}
-
-static int merged_func(struct btf_encoder *enc, struct func_state *st)
-{
-	uint32_t j;
-	int err = merged_type(enc, st->batch, &st->ret_type);
-
-	for (j = 0; j < st->nr_params && !err; j++) {
-		struct saved_param *p = &enc->params[st->first_param + j];
-
-		err = merged_type(enc, st->batch, &p->type)
-			      ?: merged_str(enc, st->batch, &p->name_off);
-	}
-	for (j = 0; j < st->nr_annots && !err; j++)
-		err = merged_str(enc, st->batch, &enc->annots[st->first_annot + j].value_off);
-	return err;
-}
-
-/*
- * The saved functions by batch, to map each batch's to the merged BTF as
- * soon as it is merged: batch k's are enc->funcs[idx[i]] for i from
- * end[k - 1] (0 for k = 0) to end[k]; .i is the next to map.
- */
-struct funcs_by_batch {
-	uint32_t *idx, *end;
-	uint32_t i;
-};
-
-/* a counting sort: the functions are in ELF order by now, not in CU order */
-static int funcs_by_batch__new(const struct btf_encoder *enc, uint32_t nr_batches,
-			       struct funcs_by_batch *fb)
-{
-	uint32_t *start, i;
-
-	*fb = (struct funcs_by_batch){ 0 };
-	start = calloc((size_t)nr_batches + 1, sizeof(*start));
-	fb->idx = malloc(((size_t)enc->nr_funcs ?: 1) * sizeof(*fb->idx));
-	if (!start || !fb->idx) {
-		free(start);
-		free(fb->idx);
-		fb->idx = NULL;
-		return -ENOMEM;
-	}
-	for (i = 0; i < enc->nr_funcs; i++)
-		start[enc->funcs[i].batch + 1]++;
-	for (i = 0; i < nr_batches; i++)
-		start[i + 1] += start[i];
-	for (i = 0; i < enc->nr_funcs; i++)
-		fb->idx[start[enc->funcs[i].batch]++] = i;
-	fb->end = start; /* each start moved on to its batch's end */
-	return 0;
-}
-
-static void funcs_by_batch__free(struct funcs_by_batch *fb)
-{
-	free(fb->idx);
-	free(fb->end);
-}
-
-/* the saved functions of batch @k, merged now: each batch's in turn, k = 0, 1, ... */
-static int merged_funcs_of_batch(struct btf_encoder *enc, struct funcs_by_batch *fb, uint32_t k)
-{
-	int err = 0;
-
-	for (; !err && fb->i < fb->end[k]; fb->i++)
-		err = merged_func(enc, &enc->funcs[fb->idx[fb->i]]);
-	return err;
-}
-
-static int merged_vars(struct btf_encoder *enc)
-{
-	size_t shndx, n = elf_symtab__nr_sections(enc->es);
-	uint32_t i;
-	int err = 0;
-
-	for (shndx = 0; shndx < n && !err; shndx++)
-		for (i = 0; i < enc->secs[shndx].nr && !err; i++)
-			err = merged_type(enc, enc->secs[shndx].recs[i].batch,
-					  &enc->secs[shndx].recs[i].type);
-	return err;
-}
-
-static int secinfo_cmp(const void *a, const void *b)
-{
-	const struct secinfo *sa = a, *sb = b;
-
-	return sa->offset < sb->offset ? -1 : sa->offset > sb->offset;
-}
-
-/*
- * The saved functions by ELF function, each section's variables by offset,
- * as btf_encoder__finish emits them. Neither order depends on type ids, so
- * this runs while the last batches are deduplicated.
- */
-static int sort_funcs_and_vars(struct btf_encoder *enc)
-{
-	size_t shndx, n = elf_symtab__nr_sections(enc->es);
-	int err;
-
-	err = funcs__sort(enc);
-	for (shndx = 0; shndx < n && !err; shndx++)
-		err = msort(enc->secs[shndx].recs, enc->secs[shndx].nr,
-			    sizeof(*enc->secs[shndx].recs), secinfo_cmp);
-	return err;
-}
-
-/* btf_encoder__merge's calls from btf_batches__finish */
-struct merge_ctx {
-	struct btf_encoder *enc;
-	struct funcs_by_batch fb;
-};
-
-static int merge_prepare(void *ctx, uint32_t nr_batches)
-{
-	struct merge_ctx *m = ctx;
-
-	return sort_funcs_and_vars(m->enc) ?: funcs_by_batch__new(m->enc, nr_batches, &m->fb);
-}
-
-static int merge_batch_merged(void *ctx, uint32_t k)
-{
-	struct merge_ctx *m = ctx;
-
-	return merged_funcs_of_batch(m->enc, &m->fb, k);
-}
-
-static const struct btf_batches_finish_ops merge_ops = {
-	.prepare = merge_prepare,
-	.merged = merge_batch_merged,
-};
-
-/*
- * The end of the stream: the last batch handed over, and every batch merged
- * (btf_batches__finish), with the saved functions, sorted meanwhile, mapped
- * to the merged BTF batch by batch, then the variables.
- */
-int btf_encoder__merge(struct btf_encoder *enc)
-{
-	struct merge_ctx m = { .enc = enc };
-	int err = 0;
-
-	if (!enc->batches) {
-		err = sort_funcs_and_vars(enc);
-		if (!err && !own_dedup(enc->conf, enc->base)) {
-			enc->btf = btf_raw__to_btf(enc->raw, &err);
-			enc->raw = NULL;
-		}
-		if (err)
-			pr_warn("%s: cannot encode: %s\n", enc->path, strerror(-err));
-		return err;
-	}
-	if (enc->raw)
-		enc->nr_types_encoded += btf_raw__type_cnt(enc->raw) - 1;
-	enc->raw = btf_batches__finish(enc->batches, enc->raw, enc->batch_ids, enc->nr_batch_ids,
-				       &merge_ops, &m, enc->path, &err);
-	enc->batch_ids = NULL;
-	enc->nr_batch_ids = enc->cap_batch_ids = 0;
-	funcs_by_batch__free(&m.fb);
-	if (!enc->raw)
-		return err;
-	btf_batches__stats(enc->batches, &enc->stats.batches);
-	/* cached names were batch offsets, not the merged BTF's */
-	free(enc->strs.slots);
-	enc->strs = (struct addr_cache){ 0 };
-	free(enc->short_strs.slots);
-	enc->short_strs = (struct addr_cache){ 0 };
-	err = merged_vars(enc);
-	if (err)
-		pr_warn("%s: cannot merge the BTF batches: %s\n", enc->path, strerror(-err));
-	return err;
 }
 
 /* ---------------------------------------------------------------------- */
@@ -1002,7 +761,7 @@ static int plan_cu(struct btf_encoder *enc, struct cu_plan *p)
 		pl->batch_open = p->start_batch = true;
 		pl->next_id = 1;
 		if (pl->have_index_copy)
-			pl->array_index_id = pl->next_id++; /* see batch_start */
+			pl->array_index_id = pl->next_id++; /* see enc__batch_start */
 	}
 	p->first_new = next_id = pl->next_id;
 	if (d2b_grow(&p->ids, &p->cap_ids, cu->nr_types, sizeof(*p->ids)))
@@ -1059,7 +818,7 @@ static int write_cu(struct btf_encoder *enc, const struct cu_plan *p)
 	if (p->excluded)
 		return 0;
 	if (p->start_batch) {
-		err = batch_start(enc);
+		err = enc__batch_start(enc);
 		if (err)
 			goto out_err;
 	}
@@ -1076,7 +835,7 @@ static int write_cu(struct btf_encoder *enc, const struct cu_plan *p)
 			return err;
 	}
 	if (p->index_type_new) {
-		err = batch_keep_index_type(enc);
+		err = enc__batch_keep_index_type(enc);
 		if (err)
 			goto out_err;
 	}
@@ -1098,7 +857,7 @@ static int write_cu(struct btf_encoder *enc, const struct cu_plan *p)
 	if (p->stop || btf_raw__type_cnt(enc->raw) != p->end)
 		goto out_drift;
 	if (p->close_batch) {
-		err = batch_close(enc);
+		err = enc__batch_close(enc);
 		if (err)
 			goto out_err;
 	}
@@ -1229,7 +988,7 @@ static int emit_datasecs(struct btf_encoder *enc)
 	uint32_t i;
 	int id, err, off;
 
-	/* (each section's variables sorted by sort_funcs_and_vars) */
+	/* (each section's variables sorted by btf_encoder__merge) */
 	for (shndx = 0; shndx < n; shndx++) {
 		struct sec_vars *s = &enc->secs[shndx];
 		const struct secinfo *last;
@@ -1279,12 +1038,12 @@ int btf_encoder__finish(struct btf_encoder *enc)
 	return enc__type_cnt(enc) == 1;
 }
 
-/* the merged BTF deduplicated (own_dedup tells by what) */
+/* the merged BTF deduplicated (enc__own_dedup tells by what) */
 int btf_encoder__dedup(struct btf_encoder *enc)
 {
 	int err;
 
-	if (!own_dedup(enc->conf, enc->base))
+	if (!enc__own_dedup(enc))
 		err = btf__dedup(enc->btf, NULL);
 	else
 		err = btf_dedup__raw(enc->raw, enc->base, dedup_release(enc->conf, enc->base));
