@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # fetch.sh - fetch and cache the reference tools and real inputs the tests use.
 #
-# Usage: tests/fetch.sh deps|pahole130|pahole132|pahole124|kernel61|kernel612|kernel72|modules61|modules612|modules72|moduletree72|boot61|boot72|ccsid|cross|arch-ARCH|arches|all
+# Usage: tests/fetch.sh deps|pahole130|pahole132|pahole124|kernel61|kernel612|kernel72|modules61|modules612|modules72|moduletree61|moduletree612|moduletree72|boot61|boot72|ccsid|cross|arch-ARCH|arches|all
 #
 # Everything is cached under $DWARF2BTF_CACHE (default /var/cache/dwarf2btf),
 # so a second run costs nothing; a kernel's debug package is kept there too
@@ -22,9 +22,9 @@
 #              smaller ones: fs/fat, net/ipv4, drivers/block; on 7.2 also
 #              fs/nfs, fs/lockd, fs/configfs, fs/efivarfs) with debug info,
 #              from the same package, into $CACHE/linux-<ver>/modules
-#   moduletree72
-#              every module of the 7.2 package, into
-#              $CACHE/linux-7.2/module-tree (2 GB; tests/module-tree.sh)
+#   moduletree61, moduletree612, moduletree72
+#              every module of that kernel's package, into
+#              $CACHE/linux-<ver>/module-tree (1 to 2 GB; tests/module-tree.sh)
 #   ccsid      sid's gcc-16 and clang-21 for the fixtures, into $CACHE/cc-sid
 #   cross      Debian 12's cross compilers for arm64, armhf, riscv64, ppc64el
 #              and s390x (the fixtures of those architectures)
@@ -318,6 +318,8 @@ modules() {
 modules61() { kernel61; modules linux-6.1 modules "${MODULE_PATTERNS[@]}"; }
 modules612() { kernel612; modules linux-6.12 modules "${MODULE_PATTERNS[@]}"; }
 modules72() { kernel72; modules linux-7.2 modules "${MODULE_PATTERNS[@]}" "${MODULE_PATTERNS_72[@]}"; }
+moduletree61() { kernel61; modules linux-6.1 module-tree './usr/lib/debug/lib/modules/*/kernel'; }
+moduletree612() { kernel612; modules linux-6.12 module-tree './usr/lib/debug/lib/modules/*/kernel'; }
 moduletree72() { kernel72; modules linux-7.2 module-tree './usr/lib/debug/lib/modules/*/kernel'; }
 
 # Debian's kernels of the other release architectures: trixie's 6.12, or
@@ -450,9 +452,9 @@ boot72() {
 	boot_image linux-7.2 'usr/lib/modules/*' "linux-binary-$abi" "linux-base-$abi"
 }
 
-usage="deps|pahole130|pahole132|pahole124|kernel61|kernel612|kernel72|modules61|modules612|modules72|moduletree72|boot61|boot72|ccsid|cross|arch-ARCH|arches|all"
+usage="deps|pahole130|pahole132|pahole124|kernel61|kernel612|kernel72|modules61|modules612|modules72|moduletree61|moduletree612|moduletree72|boot61|boot72|ccsid|cross|arch-ARCH|arches|all"
 case ${1:-all} in
-deps | pahole130 | pahole132 | pahole124 | kernel61 | kernel612 | kernel72 | modules61 | modules612 | modules72 | moduletree72 | boot61 | boot72 | ccsid | cross | arches) "$1" ;;
+deps | pahole130 | pahole132 | pahole124 | kernel61 | kernel612 | kernel72 | modules61 | modules612 | modules72 | moduletree61 | moduletree612 | moduletree72 | boot61 | boot72 | ccsid | cross | arches) "$1" ;;
 arch-*) arch_kernel "${1#arch-}" ;;
 all) deps; pahole130; pahole132; pahole124; kernel61; kernel612; kernel72; modules61; modules612; modules72; boot61; boot72; ccsid; cross; arches ;;
 *) echo "usage: $0 $usage" >&2; exit 2 ;;

@@ -2,7 +2,7 @@
 # run-all.sh - the whole test suite on a fresh Debian 12 machine (as root):
 # installs the build dependencies, fetches the reference tools and kernels
 # (cached in $DWARF2BTF_CACHE), builds, and runs every CTest test but the
-# whole 7.2 module tree (label moduletree: ctest -L moduletree) and the
+# kernels' whole module trees (label moduletree: ctest -L moduletree) and the
 # other architectures' whole module sets (label arches: ctest -L arches).
 #
 # Then the same build under AddressSanitizer + UndefinedBehaviorSanitizer and
