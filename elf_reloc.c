@@ -318,3 +318,29 @@ int elf_reloc__apply(const char *path, Elf *elf, const struct elf_machine *m, El
 		reloc_warn(path, elf, m, rsh, "malformed relocation ", bad);
 	return err;
 }
+
+#define DWFL_OFFLINE_BASE 0x10000 /* libdwfl's OFFLINE_REDZONE */
+
+int elf_reloc__layout(Elf *elf, uint64_t *addrs, size_t nr)
+{
+	uint64_t end = DWFL_OFFLINE_BASE;
+	size_t i;
+
+	for (i = 0; i < nr; i++) {
+		Elf_Scn *scn = elf_getscn(elf, i);
+		GElf_Shdr sh;
+		uint64_t align;
+
+		if (!scn || !gelf_getshdr(scn, &sh))
+			return -EINVAL;
+		addrs[i] = sh.sh_addr;
+		if (!i || !(sh.sh_flags & SHF_ALLOC))
+			continue;
+		align = sh.sh_addralign ? sh.sh_addralign : 1;
+		if (align & (align - 1))
+			return -EINVAL;
+		addrs[i] = (end + align - 1) & ~(align - 1);
+		end = addrs[i] + sh.sh_size;
+	}
+	return 0;
+}

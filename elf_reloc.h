@@ -65,4 +65,13 @@ int elf_reloc__apply(const char *path, Elf *elf, const struct elf_machine *m, El
 		     const GElf_Shdr *rsh, uint8_t *data, size_t size, const uint64_t *layout,
 		     size_t nr_secs, bool swap, struct str_canon *strs, size_t str_ndx);
 
+/*
+ * The addresses libdwfl gives the sections of a relocatable file (pahole
+ * reads modules through libdwfl), the @layout elf_reloc__apply takes:
+ * SHF_ALLOC sections laid out in index order from 0x10000, each aligned to
+ * its sh_addralign; other sections keep sh_addr. Fills @addrs[0..@nr).
+ * Returns 0 or -EINVAL.
+ */
+int elf_reloc__layout(Elf *elf, uint64_t *addrs, size_t nr);
+
 #endif /* ELF_RELOC_H */

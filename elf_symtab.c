@@ -49,6 +49,7 @@
 
 #include "d2b_conf.h"
 #include "d2b_util.h"
+#include "elf_reloc.h"
 #include "elf_symtab.h"
 #include "msort.h"
 
@@ -214,32 +215,6 @@ static int functions_cmp(const void *a, const void *b)
 	return elf_function__cmp(a, b);
 }
 
-#define DWFL_OFFLINE_BASE 0x10000 /* libdwfl's OFFLINE_REDZONE */
-
-int elf_rel_layout(Elf *elf, uint64_t *addrs, size_t nr)
-{
-	uint64_t end = DWFL_OFFLINE_BASE;
-	size_t i;
-
-	for (i = 0; i < nr; i++) {
-		Elf_Scn *scn = elf_getscn(elf, i);
-		GElf_Shdr sh;
-		uint64_t align;
-
-		if (!scn || !gelf_getshdr(scn, &sh))
-			return -EINVAL;
-		addrs[i] = sh.sh_addr;
-		if (!i || !(sh.sh_flags & SHF_ALLOC))
-			continue;
-		align = sh.sh_addralign ? sh.sh_addralign : 1;
-		if (align & (align - 1))
-			return -EINVAL;
-		addrs[i] = (end + align - 1) & ~(align - 1);
-		end = addrs[i] + sh.sh_size;
-	}
-	return 0;
-}
-
 static int symtab_read_sections(struct elf_symtab *es, const struct d2b_conf *conf)
 {
 	uint64_t *layout = NULL;
@@ -256,7 +231,7 @@ static int symtab_read_sections(struct elf_symtab *es, const struct d2b_conf *co
 		layout = calloc(es->nr_secs ? es->nr_secs : 1, sizeof(*layout));
 		if (!layout)
 			return -ENOMEM;
-		if (elf_rel_layout(es->elf, layout, es->nr_secs)) {
+		if (elf_reloc__layout(es->elf, layout, es->nr_secs)) {
 			free(layout);
 			return -EINVAL;
 		}

@@ -91,12 +91,4 @@ int elf_symtab__section_of(const struct elf_symtab *es, uint64_t addr);
 bool elf_symtab__has_object(const struct elf_symtab *es, const char *name, int shndx);
 bool elf_symtab__big_endian(const struct elf_symtab *es);
 
-/*
- * The addresses libdwfl gives the sections of a relocatable file (pahole
- * reads modules through libdwfl): SHF_ALLOC sections laid out in index order
- * from 0x10000, each aligned to its sh_addralign; other sections keep
- * sh_addr. Fills @addrs[0..@nr). Returns 0 or -EINVAL.
- */
-int elf_rel_layout(Elf *elf, uint64_t *addrs, size_t nr);
-
 #endif /* ELF_SYMTAB_H */

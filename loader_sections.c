@@ -234,7 +234,7 @@ int loader__relocate(struct dwarf_loader *dl)
 		str_canon__free(strs);
 		return -ENOMEM;
 	}
-	err = elf_rel_layout(dl->elf, layout, nr_secs);
+	err = elf_reloc__layout(dl->elf, layout, nr_secs);
 	while (!err && (scn = elf_nextscn(dl->elf, scn))) {
 		GElf_Shdr sh;
 		size_t i;
