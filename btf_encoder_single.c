@@ -157,8 +157,7 @@ void btf_encoder__free(struct btf_encoder *enc)
 	free(enc->funcs);
 	free(enc->params);
 	free(enc->annots);
-	free(enc->strs.slots);
-	free(enc->short_strs.slots);
+	enc__strs_free(enc);
 	for (i = 0; i < WRITER_SLOTS; i++)
 		free(enc->w.slots[i].ids);
 	free(enc->fields);
