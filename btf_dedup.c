@@ -120,7 +120,7 @@ static int dedup_prep(struct dedup *d)
 		return -ENOMEM;
 	for (id = 1; id < d->start_id; id++) {
 		d->map[id] = id;
-		r = type_hash_base(d->types[id], &h);
+		r = dedup_compare__hash_base(d->types[id], &h);
 		if (r < 0)
 			return r;
 		if (r && cand_table__add(&d->table, h, id))
@@ -137,21 +137,21 @@ static int dedup_prim_type(struct dedup *d, uint32_t id)
 
 	switch (btf_kind(t)) {
 	case BTF_KIND_INT:
-		h = type_hash_int_tag(t);
-		new_id = first_equal(d, id, h, type_equal_int_tag);
+		h = dedup_compare__hash_int_tag(t);
+		new_id = first_equal(d, id, h, dedup_compare__equal_int_tag);
 		break;
 	case BTF_KIND_ENUM:
 	case BTF_KIND_ENUM64:
-		h = type_hash_enum(t);
+		h = dedup_compare__hash_enum(t);
 		for_each_cand(d, e, c, h) {
 			const struct btf_type *cand = d->types[c];
 
-			if (type_equal_enum(t, cand)) {
+			if (dedup_compare__equal_enum(t, cand)) {
 				new_id = c;
 				break;
 			}
-			if (type_compat_enum(t, cand)) {
-				if (type_is_enum_fwd(t)) {
+			if (dedup_compare__compat_enum(t, cand)) {
+				if (dedup_compare__is_enum_fwd(t)) {
 					new_id = c;
 					break;
 				}
@@ -162,8 +162,8 @@ static int dedup_prim_type(struct dedup *d, uint32_t id)
 		break;
 	case BTF_KIND_FWD:
 	case BTF_KIND_FLOAT:
-		h = type_hash_common(t);
-		new_id = first_equal(d, id, h, type_equal_common);
+		h = dedup_compare__hash_common(t);
+		new_id = first_equal(d, id, h, dedup_compare__equal_common);
 		break;
 	default:
 		return 0;
@@ -198,7 +198,7 @@ static bool identical_arrays(const struct dedup *d, uint32_t a, uint32_t b)
 {
 	const struct btf_type *x = d->types[a], *y = d->types[b];
 
-	return btf_is_array(x) && btf_is_array(y) && type_equal_array(x, y);
+	return btf_is_array(x) && btf_is_array(y) && dedup_compare__equal_array(x, y);
 }
 
 /* 1.1: identical STRUCTs or UNIONs, member ids equal or identical */
@@ -208,7 +208,8 @@ static bool identical_structs(const struct dedup *d, uint32_t a, uint32_t b)
 	const struct btf_member *mx, *my;
 	uint32_t i;
 
-	if (!btf_is_composite(x) || btf_kind(x) != btf_kind(y) || !type_shallow_equal_struct(x, y))
+	if (!btf_is_composite(x) || btf_kind(x) != btf_kind(y) ||
+	    !dedup_compare__shallow_equal_struct(x, y))
 		return false;
 	mx = btf_members(x);
 	my = btf_members(y);
@@ -242,7 +243,7 @@ static bool identical_types(const struct dedup *d, uint32_t a, uint32_t b, int d
 		case BTF_KIND_ENUM64:
 		case BTF_KIND_FWD:
 		case BTF_KIND_FLOAT:
-			return type_equiv_prim(x, y);
+			return dedup_compare__equiv_prim(x, y);
 		case BTF_KIND_CONST:
 		case BTF_KIND_VOLATILE:
 		case BTF_KIND_RESTRICT:
@@ -256,12 +257,12 @@ static bool identical_types(const struct dedup *d, uint32_t a, uint32_t b, int d
 			b = y->type;
 			continue; /* the same depth */
 		case BTF_KIND_ARRAY:
-			return type_compat_array(x, y);
+			return dedup_compare__compat_array(x, y);
 		case BTF_KIND_STRUCT:
 		case BTF_KIND_UNION: {
 			const struct btf_member *mx = btf_members(x), *my = btf_members(y);
 
-			if (!type_shallow_equal_struct(x, y))
+			if (!dedup_compare__shallow_equal_struct(x, y))
 				return false;
 			for (i = 0; i < btf_vlen(x); i++)
 				if (mx[i].type != my[i].type &&
@@ -272,7 +273,7 @@ static bool identical_types(const struct dedup *d, uint32_t a, uint32_t b, int d
 		case BTF_KIND_FUNC_PROTO: {
 			const struct btf_param *px = btf_params(x), *py = btf_params(y);
 
-			if (!type_compat_fnproto(x, y))
+			if (!dedup_compare__compat_fnproto(x, y))
 				return false;
 			if (x->type != y->type && !identical_types(d, x->type, y->type, depth - 1))
 				return false;
@@ -372,7 +373,7 @@ static int is_equiv_members(struct dedup *d, const struct btf_type *cand,
 	uint32_t i;
 	int eq;
 
-	if (!type_shallow_equal_struct(cand, canon))
+	if (!dedup_compare__shallow_equal_struct(cand, canon))
 		return 0;
 	for (i = 0; i < btf_vlen(cand); i++) {
 		eq = is_equiv(d, x[i].type, y[i].type);
@@ -389,7 +390,7 @@ static int is_equiv_params(struct dedup *d, const struct btf_type *cand,
 	uint32_t i;
 	int eq;
 
-	if (!type_compat_fnproto(cand, canon))
+	if (!dedup_compare__compat_fnproto(cand, canon))
 		return 0;
 	eq = is_equiv(d, cand->type, canon->type);
 	for (i = 0; eq > 0 && i < btf_vlen(cand); i++)
@@ -447,7 +448,7 @@ static int is_equiv(struct dedup *d, uint32_t cand_id, uint32_t canon_id)
 	case BTF_KIND_ENUM64:
 	case BTF_KIND_FWD:
 	case BTF_KIND_FLOAT:
-		return type_equiv_prim(cand, canon);
+		return dedup_compare__equiv_prim(cand, canon);
 	case BTF_KIND_CONST:
 	case BTF_KIND_VOLATILE:
 	case BTF_KIND_RESTRICT:
@@ -459,7 +460,7 @@ static int is_equiv(struct dedup *d, uint32_t cand_id, uint32_t canon_id)
 			return 0;
 		return is_equiv(d, cand->type, canon->type);
 	case BTF_KIND_ARRAY:
-		if (!type_compat_array(cand, canon))
+		if (!dedup_compare__compat_array(cand, canon))
 			return 0;
 		eq = is_equiv(d, btf_array(cand)->index_type, btf_array(canon)->index_type);
 		if (eq <= 0)
@@ -508,10 +509,10 @@ static int dedup_struct_type(struct dedup *d, uint32_t id)
 		return 0;
 	if (!btf_is_composite(t) && !(d->v170 && btf_is_typedef(t)))
 		return 0;
-	h = type_hash_struct_phase(t);
+	h = dedup_compare__hash_struct_phase(t);
 	for_each_cand(d, e, cand_id, h) {
 		/* a declaration of the same hash must not become its duplicate */
-		if (!type_equal_struct_phase(t, d->types[cand_id]))
+		if (!dedup_compare__equal_struct_phase(t, d->types[cand_id]))
 			continue;
 		/* (is_equiv would fail: @id unmapped, @cand_id canonical, the rest equal) */
 		if (btf_is_composite(t) && !members_may_be_equiv(d, t, d->types[cand_id]))
@@ -606,15 +607,15 @@ static int64_t dedup_ref_type(struct dedup *d, uint32_t id)
 		err = ref_canon(d, &t->type);
 		if (err)
 			return err;
-		h = type_hash_common(t);
-		new_id = first_equal(d, id, h, type_equal_common);
+		h = dedup_compare__hash_common(t);
+		new_id = first_equal(d, id, h, dedup_compare__equal_common);
 		break;
 	case BTF_KIND_DECL_TAG:
 		err = ref_canon(d, &t->type);
 		if (err)
 			return err;
-		h = type_hash_int_tag(t);
-		new_id = first_equal(d, id, h, type_equal_int_tag);
+		h = dedup_compare__hash_int_tag(t);
+		new_id = first_equal(d, id, h, dedup_compare__equal_int_tag);
 		break;
 	case BTF_KIND_ARRAY:
 		err = ref_canon(d, &btf_array(t)->type);
@@ -622,8 +623,8 @@ static int64_t dedup_ref_type(struct dedup *d, uint32_t id)
 			err = ref_canon(d, &btf_array(t)->index_type);
 		if (err)
 			return err;
-		h = type_hash_array(t);
-		new_id = first_equal(d, id, h, type_equal_array);
+		h = dedup_compare__hash_array(t);
+		new_id = first_equal(d, id, h, dedup_compare__equal_array);
 		break;
 	case BTF_KIND_FUNC_PROTO:
 		err = ref_canon(d, &t->type);
@@ -631,8 +632,8 @@ static int64_t dedup_ref_type(struct dedup *d, uint32_t id)
 			err = ref_canon(d, &btf_params(t)[k].type);
 		if (err)
 			return err;
-		h = type_hash_fnproto(t);
-		new_id = first_equal(d, id, h, type_equal_fnproto);
+		h = dedup_compare__hash_fnproto(t);
+		new_id = first_equal(d, id, h, dedup_compare__equal_fnproto);
 		break;
 	default:
 		return -EINVAL;

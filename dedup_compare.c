@@ -10,42 +10,42 @@
 
 #include "dedup_compare.h"
 
-static uint64_t type_hash_combine(uint64_t h, uint64_t value)
+static uint64_t hash_combine(uint64_t h, uint64_t value)
 {
 	return h * 31 + value;
 }
 
-uint64_t type_hash_common(const struct btf_type *t)
+uint64_t dedup_compare__hash_common(const struct btf_type *t)
 {
-	return type_hash_combine(type_hash_combine(type_hash_combine(0, t->name_off), t->info),
-				 t->size);
+	return hash_combine(hash_combine(hash_combine(0, t->name_off), t->info), t->size);
 }
 
-bool type_equal_common(const struct btf_type *a, const struct btf_type *b)
+bool dedup_compare__equal_common(const struct btf_type *a, const struct btf_type *b)
 {
 	return a->name_off == b->name_off && a->info == b->info && a->size == b->size;
 }
 
-uint64_t type_hash_int_tag(const struct btf_type *t)
+uint64_t dedup_compare__hash_int_tag(const struct btf_type *t)
 {
-	return type_hash_combine(type_hash_common(t), *(const uint32_t *)(t + 1));
+	return hash_combine(dedup_compare__hash_common(t), *(const uint32_t *)(t + 1));
 }
 
-bool type_equal_int_tag(const struct btf_type *a, const struct btf_type *b)
+bool dedup_compare__equal_int_tag(const struct btf_type *a, const struct btf_type *b)
 {
-	return type_equal_common(a, b) && *(const uint32_t *)(a + 1) == *(const uint32_t *)(b + 1);
+	return dedup_compare__equal_common(a, b) &&
+	       *(const uint32_t *)(a + 1) == *(const uint32_t *)(b + 1);
 }
 
-uint64_t type_hash_enum(const struct btf_type *t)
+uint64_t dedup_compare__hash_enum(const struct btf_type *t)
 {
-	return type_hash_combine(0, t->name_off);
+	return hash_combine(0, t->name_off);
 }
 
-bool type_equal_enum(const struct btf_type *a, const struct btf_type *b)
+bool dedup_compare__equal_enum(const struct btf_type *a, const struct btf_type *b)
 {
 	uint32_t i, n = btf_vlen(a);
 
-	if (!type_equal_common(a, b))
+	if (!dedup_compare__equal_common(a, b))
 		return false;
 	if (btf_kind(a) == BTF_KIND_ENUM) {
 		const struct btf_enum *x = btf_enum(a), *y = btf_enum(b);
@@ -64,35 +64,35 @@ bool type_equal_enum(const struct btf_type *a, const struct btf_type *b)
 	return true;
 }
 
-bool type_is_enum_fwd(const struct btf_type *t)
+bool dedup_compare__is_enum_fwd(const struct btf_type *t)
 {
 	return btf_is_any_enum(t) && btf_vlen(t) == 0;
 }
 
-bool type_compat_enum(const struct btf_type *a, const struct btf_type *b)
+bool dedup_compare__compat_enum(const struct btf_type *a, const struct btf_type *b)
 {
-	if (!type_is_enum_fwd(a) && !type_is_enum_fwd(b))
-		return type_equal_enum(a, b);
+	if (!dedup_compare__is_enum_fwd(a) && !dedup_compare__is_enum_fwd(b))
+		return dedup_compare__equal_enum(a, b);
 	return a->name_off == b->name_off && btf_is_any_enum(a) && btf_is_any_enum(b);
 }
 
-uint64_t type_hash_struct(const struct btf_type *t)
+uint64_t dedup_compare__hash_struct(const struct btf_type *t)
 {
 	const struct btf_member *m = btf_members(t);
-	uint64_t h = type_hash_common(t);
+	uint64_t h = dedup_compare__hash_common(t);
 	uint32_t i;
 
 	for (i = 0; i < btf_vlen(t); i++)
-		h = type_hash_combine(type_hash_combine(h, m[i].name_off), m[i].offset);
+		h = hash_combine(hash_combine(h, m[i].name_off), m[i].offset);
 	return h;
 }
 
-bool type_shallow_equal_struct(const struct btf_type *a, const struct btf_type *b)
+bool dedup_compare__shallow_equal_struct(const struct btf_type *a, const struct btf_type *b)
 {
 	const struct btf_member *x = btf_members(a), *y = btf_members(b);
 	uint32_t i;
 
-	if (!type_equal_common(a, b))
+	if (!dedup_compare__equal_common(a, b))
 		return false;
 	for (i = 0; i < btf_vlen(a); i++)
 		if (x[i].name_off != y[i].name_off || x[i].offset != y[i].offset)
@@ -100,50 +100,50 @@ bool type_shallow_equal_struct(const struct btf_type *a, const struct btf_type *
 	return true;
 }
 
-uint64_t type_hash_typedef(const struct btf_type *t)
+uint64_t dedup_compare__hash_typedef(const struct btf_type *t)
 {
-	return type_hash_combine(type_hash_combine(0, t->name_off), t->info);
+	return hash_combine(hash_combine(0, t->name_off), t->info);
 }
 
-uint64_t type_hash_array(const struct btf_type *t)
+uint64_t dedup_compare__hash_array(const struct btf_type *t)
 {
 	const struct btf_array *a = btf_array(t);
 
-	return type_hash_combine(
-		type_hash_combine(type_hash_combine(type_hash_common(t), a->type), a->index_type),
+	return hash_combine(
+		hash_combine(hash_combine(dedup_compare__hash_common(t), a->type), a->index_type),
 		a->nelems);
 }
 
-bool type_equal_array(const struct btf_type *a, const struct btf_type *b)
+bool dedup_compare__equal_array(const struct btf_type *a, const struct btf_type *b)
 {
 	const struct btf_array *x = btf_array(a), *y = btf_array(b);
 
-	return type_equal_common(a, b) && x->type == y->type && x->index_type == y->index_type &&
-	       x->nelems == y->nelems;
+	return dedup_compare__equal_common(a, b) && x->type == y->type &&
+	       x->index_type == y->index_type && x->nelems == y->nelems;
 }
 
-bool type_compat_array(const struct btf_type *a, const struct btf_type *b)
+bool dedup_compare__compat_array(const struct btf_type *a, const struct btf_type *b)
 {
-	return type_equal_common(a, b) && btf_array(a)->nelems == btf_array(b)->nelems;
+	return dedup_compare__equal_common(a, b) && btf_array(a)->nelems == btf_array(b)->nelems;
 }
 
-uint64_t type_hash_fnproto(const struct btf_type *t)
+uint64_t dedup_compare__hash_fnproto(const struct btf_type *t)
 {
 	const struct btf_param *p = btf_params(t);
-	uint64_t h = type_hash_common(t);
+	uint64_t h = dedup_compare__hash_common(t);
 	uint32_t i;
 
 	for (i = 0; i < btf_vlen(t); i++)
-		h = type_hash_combine(type_hash_combine(h, p[i].name_off), p[i].type);
+		h = hash_combine(hash_combine(h, p[i].name_off), p[i].type);
 	return h;
 }
 
-bool type_equal_fnproto(const struct btf_type *a, const struct btf_type *b)
+bool dedup_compare__equal_fnproto(const struct btf_type *a, const struct btf_type *b)
 {
 	const struct btf_param *x = btf_params(a), *y = btf_params(b);
 	uint32_t i;
 
-	if (!type_equal_common(a, b))
+	if (!dedup_compare__equal_common(a, b))
 		return false;
 	for (i = 0; i < btf_vlen(a); i++)
 		if (x[i].name_off != y[i].name_off || x[i].type != y[i].type)
@@ -152,7 +152,7 @@ bool type_equal_fnproto(const struct btf_type *a, const struct btf_type *b)
 }
 
 /* FUNC_PROTOs alike but for their return and parameter types */
-bool type_compat_fnproto(const struct btf_type *a, const struct btf_type *b)
+bool dedup_compare__compat_fnproto(const struct btf_type *a, const struct btf_type *b)
 {
 	const struct btf_param *x = btf_params(a), *y = btf_params(b);
 	uint32_t i;
@@ -166,20 +166,20 @@ bool type_compat_fnproto(const struct btf_type *a, const struct btf_type *b)
 }
 
 /* a struct's own hash in the struct phase (1.7.0: typedefs too) */
-uint64_t type_hash_struct_phase(const struct btf_type *t)
+uint64_t dedup_compare__hash_struct_phase(const struct btf_type *t)
 {
-	return btf_is_typedef(t) ? type_hash_typedef(t) : type_hash_struct(t);
+	return btf_is_typedef(t) ? dedup_compare__hash_typedef(t) : dedup_compare__hash_struct(t);
 }
 
-bool type_equal_struct_phase(const struct btf_type *t, const struct btf_type *cand)
+bool dedup_compare__equal_struct_phase(const struct btf_type *t, const struct btf_type *cand)
 {
 	if (btf_is_typedef(t))
 		return t->name_off == cand->name_off && t->info == cand->info;
-	return type_shallow_equal_struct(t, cand);
+	return dedup_compare__shallow_equal_struct(t, cand);
 }
 
 /* the hash a base type is filed under (1.7.0 too files typedefs so) */
-int type_hash_base(const struct btf_type *t, uint64_t *h)
+int dedup_compare__hash_base(const struct btf_type *t, uint64_t *h)
 {
 	switch (btf_kind(t)) {
 	case BTF_KIND_VAR:
@@ -194,40 +194,40 @@ int type_hash_base(const struct btf_type *t, uint64_t *h)
 	case BTF_KIND_FUNC:
 	case BTF_KIND_FLOAT:
 	case BTF_KIND_TYPE_TAG:
-		*h = type_hash_common(t);
+		*h = dedup_compare__hash_common(t);
 		return 1;
 	case BTF_KIND_INT:
 	case BTF_KIND_DECL_TAG:
-		*h = type_hash_int_tag(t);
+		*h = dedup_compare__hash_int_tag(t);
 		return 1;
 	case BTF_KIND_ENUM:
 	case BTF_KIND_ENUM64:
-		*h = type_hash_enum(t);
+		*h = dedup_compare__hash_enum(t);
 		return 1;
 	case BTF_KIND_STRUCT:
 	case BTF_KIND_UNION:
-		*h = type_hash_struct(t);
+		*h = dedup_compare__hash_struct(t);
 		return 1;
 	case BTF_KIND_ARRAY:
-		*h = type_hash_array(t);
+		*h = dedup_compare__hash_array(t);
 		return 1;
 	case BTF_KIND_FUNC_PROTO:
-		*h = type_hash_fnproto(t);
+		*h = dedup_compare__hash_fnproto(t);
 		return 1;
 	default:
 		return -EINVAL;
 	}
 }
 
-bool type_equiv_prim(const struct btf_type *a, const struct btf_type *b)
+bool dedup_compare__equiv_prim(const struct btf_type *a, const struct btf_type *b)
 {
 	switch (btf_kind(a)) {
 	case BTF_KIND_INT:
-		return type_equal_int_tag(a, b);
+		return dedup_compare__equal_int_tag(a, b);
 	case BTF_KIND_ENUM:
 	case BTF_KIND_ENUM64:
-		return type_compat_enum(a, b);
+		return dedup_compare__compat_enum(a, b);
 	default: /* FWD, FLOAT */
-		return type_equal_common(a, b);
+		return dedup_compare__equal_common(a, b);
 	}
 }
