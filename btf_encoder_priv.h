@@ -2,11 +2,12 @@
 /*
  * btf_encoder's private interface: the structs its files share and the
  * functions one of them calls in another. btf_encoder_single.c has the
- * encoder (names, types, variables, the writer, the end);
- * btf_encoder_merge.c its batches and their merge; btf_funcs.c the
- * functions (saved as CUs are written, emitted at the end). The public
- * API is btf_encoder_single.h. Everything here is
- * the collector's or its writer's, as marked on each field.
+ * encoder (types, variables, the writer, the end); btf_encoder_names.c
+ * the writer's name caches; btf_encoder_merge.c the merged BTF, the
+ * batches and their merge; btf_funcs.c the functions (saved as CUs are
+ * written, emitted at the end). The public API is btf_encoder_single.h.
+ * Everything here is the collector's or its writer's, as marked on each
+ * field.
  */
 #ifndef BTF_ENCODER_PRIV_H
 #define BTF_ENCODER_PRIV_H
@@ -179,10 +180,19 @@ struct btf_encoder {
 	struct btf_encoder_stats stats;
 };
 
-/* ---- btf_encoder_single.c: names and records --------------------------- */
+/* ---- btf_encoder_names.c: the writer's names --------------------------- */
 
 /* the BTF string offset of @s (0 for no name), adding it if new; or -errno */
 int enc__str(struct btf_encoder *enc, const char *s);
+/* start loading @s's cache slot, ahead of its enc__str */
+void enc__str_prefetch(const struct btf_encoder *enc, const char *s);
+/* the cached names forgotten: a new batch has string offsets of its own */
+void enc__strs_clear(struct btf_encoder *enc);
+/* ... and their memory given back, once no batch is written any more */
+void enc__strs_free(struct btf_encoder *enc);
+
+/* ---- btf_encoder_merge.c: the merged BTF ------------------------------- */
+
 /* type @id of the merged BTF; a base type is read from the base itself */
 const struct btf_type *enc__type(const struct btf_encoder *enc, uint32_t id);
 /* the merged BTF's type @id, to be changed: one added after the merge */
@@ -197,10 +207,12 @@ int enc__tail_str(struct btf_encoder *enc, const char *s);
 int enc__add_record(struct btf_encoder *enc, const struct btf_type *t, size_t extra);
 /* a parameter of the last FUNC_PROTO @proto, named by offset @off */
 int enc__add_func_param_off(struct btf_encoder *enc, int proto, uint32_t off, uint32_t type);
-/* the cached names forgotten: a new batch has string offsets of its own */
-void enc__strs_clear(struct btf_encoder *enc);
-/* ... and their memory given back, once no batch is written any more */
-void enc__strs_free(struct btf_encoder *enc);
+/* a secinfo of the DATASEC just added to the merged BTF */
+int enc__add_datasec_var_info(struct btf_encoder *enc, uint32_t type, uint32_t offset,
+			      uint32_t size);
+
+/* ---- btf_encoder_single.c ---------------------------------------------- */
+
 /* the final dedup is btf_dedup's, not libbpf's (--exact) */
 bool enc__own_dedup(const struct btf_encoder *enc);
 

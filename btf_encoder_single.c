@@ -45,20 +45,13 @@
  * a function whose FUNC_PROTO would be the very copy of an earlier
  * function's (same ids, same names) refers to that one (func_proto).
  *
- * Names: interning a name means hashing it and comparing it with the names
- * in its bucket. So the encoder keeps the string offsets itself (enc__str):
- * by address for names in .debug_str, read-only while we run, where the
- * linker has merged equal strings (not in kernel modules: ld -r does not
- * merge them), and by content for names of up to 7 bytes, which compilers
- * put inline in .debug_info (DW_FORM_string) rather than in .debug_str;
- * other names are rare and are interned every time. A name is interned
- * (btf_raw__add_str) before the type that has it is added, as libbpf's
- * btf__add_* did, so the string section holds the names in pahole's order.
- * The functions and DATASECs at the end are added to the merged BTF
- * (enc__add_record and friends), named by offset.
+ * Names are interned through caches of the string offsets the encoder keeps
+ * itself (enc__str, btf_encoder_names.c). The functions and DATASECs at the
+ * end are added to the merged BTF, named by offset (enc__add_record and
+ * friends, btf_encoder_merge.c).
  *
  * The functions, saved by the writer and emitted at the end, are
- * btf_funcs.c's; the structs both files share are btf_encoder_priv.h's.
+ * btf_funcs.c's; the structs these files share are btf_encoder_priv.h's.
  */
 #include <bpf/btf.h>
 #include <dwarf.h>
@@ -165,253 +158,6 @@ void btf_encoder__free(struct btf_encoder *enc)
 	free(enc);
 }
 
-void btf_encoder__set_str_section(struct btf_encoder *enc, const char *data, size_t size)
-{
-	enc->str_lo = data;
-	enc->str_hi = data ? data + size : NULL;
-}
-
-static bool in_str_section(const struct btf_encoder *enc, const char *s)
-{
-	return s >= enc->str_lo && s < enc->str_hi;
-}
-
-static uint32_t addr_hash(const struct addr_cache *c, const void *key)
-{
-	/* Fibonacci hashing: neighbouring addresses land far apart (hashing by
-	 * position made long probe runs of neighbouring names) */
-	uint64_t h = (uint64_t)(uintptr_t)key * 0x9e3779b97f4a7c15ull;
-
-	return (uint32_t)(h >> 40) & (c->cap - 1);
-}
-
-/* @key's slot: its entry, or the free slot it would take; c->cap > 0 */
-static struct addr_slot *addr_cache__slot(const struct addr_cache *c, const void *key)
-{
-	uint32_t h;
-
-	for (h = addr_hash(c, key); c->slots[h].key && c->slots[h].key != key;
-	     h = (h + 1) & (c->cap - 1))
-		;
-	return &c->slots[h];
-}
-
-/* @key's value, or NULL if it has none */
-static const uintptr_t *addr_cache__find(const struct addr_cache *c, const void *key)
-{
-	const struct addr_slot *slot;
-
-	if (!c->cap)
-		return NULL;
-	slot = addr_cache__slot(c, key);
-	return slot->key ? &slot->val : NULL;
-}
-
-static void addr_cache__clear(struct addr_cache *c)
-{
-	if (c->cap)
-		memset(c->slots, 0, c->cap * sizeof(*c->slots));
-	c->nr = 0;
-}
-
-/* start loading @key's slot: look-ups are cache misses, several overlap */
-static void addr_cache__prefetch(const struct addr_cache *c, const void *key)
-{
-	if (c->cap)
-		__builtin_prefetch(&c->slots[addr_hash(c, key)]);
-}
-
-/* add @key, which has no value yet */
-static int addr_cache__add(struct addr_cache *c, const void *key, uintptr_t val)
-{
-	if ((c->nr + 1) * 2 > c->cap) {
-		struct addr_cache n = { .cap = c->cap ? c->cap * 2 : 1 << 12 };
-		uint32_t i;
-
-		n.slots = calloc(n.cap, sizeof(*n.slots));
-		if (!n.slots)
-			return -ENOMEM;
-		for (i = 0; i < c->cap; i++)
-			if (c->slots[i].key)
-				*addr_cache__slot(&n, c->slots[i].key) = c->slots[i];
-		free(c->slots);
-		c->slots = n.slots;
-		c->cap = n.cap;
-	}
-	*addr_cache__slot(c, key) = (struct addr_slot){ key, val };
-	c->nr++;
-	return 0;
-}
-
-static void enc_str_prefetch(const struct btf_encoder *enc, const char *s)
-{
-	if (in_str_section(enc, s))
-		addr_cache__prefetch(&enc->strs, s);
-}
-
-/* @s as a cache key if it has 1-7 bytes (its bytes, NUL-padded), else 0 */
-static uintptr_t short_key(const char *s)
-{
-	uintptr_t key = 0;
-	unsigned int i;
-
-	for (i = 0; i < sizeof(key); i++) {
-		if (!s[i])
-			return key;
-		key |= (uintptr_t)(unsigned char)s[i] << (8 * i);
-	}
-	return 0;
-}
-
-static int add_str(struct btf_encoder *enc, const char *s)
-{
-	return btf_raw__add_str(enc->raw, s);
-}
-
-/* the BTF string offset of @s (0 for no name), adding it if new; or -errno */
-int enc__str(struct btf_encoder *enc, const char *s)
-{
-	struct addr_cache *c = &enc->strs;
-	const uintptr_t *cached;
-	const void *key = s;
-	int off;
-
-	/* (a cached name is not read: "" has offset 0 like no name) */
-	if (!in_str_section(enc, s)) {
-		if (!s || !*s)
-			return 0;
-		key = (const void *)short_key(s);
-		if (!key)
-			return add_str(enc, s);
-		c = &enc->short_strs;
-	}
-	cached = addr_cache__find(c, key);
-	if (cached)
-		return (int)*cached;
-	off = *s ? add_str(enc, s) : 0;
-	if (off < 0)
-		return off;
-	if (addr_cache__add(c, key, (uintptr_t)off))
-		return -ENOMEM;
-	return off;
-}
-
-/* the cached names forgotten: a new batch has string offsets of its own */
-void enc__strs_clear(struct btf_encoder *enc)
-{
-	addr_cache__clear(&enc->strs);
-	addr_cache__clear(&enc->short_strs);
-}
-
-/* ... and their memory given back, once no batch is written any more */
-void enc__strs_free(struct btf_encoder *enc)
-{
-	free(enc->strs.slots);
-	enc->strs = (struct addr_cache){ 0 };
-	free(enc->short_strs.slots);
-	enc->short_strs = (struct addr_cache){ 0 };
-}
-
-/*
- * The merged BTF is a btf_raw (enc->raw) to the end, or under --exact, where
- * libbpf deduplicates, libbpf's (enc->btf): the functions and sections are
- * added to whichever it is, by these enc__ helpers.
- */
-
-/* type @id of the merged BTF; a base type is read from the base itself */
-const struct btf_type *enc__type(const struct btf_encoder *enc, uint32_t id)
-{
-	if (enc->base && id < btf_base__type_cnt(enc->base))
-		return btf_base__type(enc->base, id);
-	return enc->btf ? btf__type_by_id(enc->btf, id) : btf_raw__type(enc->raw, id);
-}
-
-/* the merged BTF's type @id, to be changed: one added after the merge */
-struct btf_type *enc__type_mut(struct btf_encoder *enc, uint32_t id)
-{
-	return enc->btf ? (struct btf_type *)btf__type_by_id(enc->btf, id)
-			: btf_raw__type(enc->raw, id);
-}
-
-/* the string at @off of the merged BTF; a base string is read from the base */
-const char *enc__str_at(const struct btf_encoder *enc, uint32_t off)
-{
-	if (enc->base && off < btf_base__str_len(enc->base))
-		return btf_base__str(enc->base, off);
-	return enc->btf ? btf__str_by_offset(enc->btf, off) : btf_raw__str(enc->raw, off);
-}
-
-/* the id the merged BTF's next type gets */
-uint32_t enc__type_cnt(const struct btf_encoder *enc)
-{
-	return enc->btf ? btf__type_cnt(enc->btf) : btf_raw__type_cnt(enc->raw);
-}
-
-/*
- * The offset of name @s in the merged BTF, as btf__add_str gives it: the
- * base's copy (looked up in btf_base, not by libbpf: see btf_base.c), or
- * the merged BTF's, added if new. Or -errno.
- */
-int enc__tail_str(struct btf_encoder *enc, const char *s)
-{
-	int off;
-
-	if (!enc->btf)
-		return btf_raw__add_str(enc->raw, s);
-	off = enc->base ? btf_base__find_str(enc->base, s) : -ENOENT;
-	return off >= 0 ? off : btf__add_str(enc->btf, s);
-}
-
-/*
- * Type record @t (its header and the @extra bytes that follow it, its name
- * an offset) appended to the merged BTF: the record the btf__add_* call of
- * its kind writes, without libbpf looking the name up (btf__add_type of the
- * record unnamed, then named). Its id, or -errno.
- */
-int enc__add_record(struct btf_encoder *enc, const struct btf_type *t, size_t extra)
-{
-	struct {
-		struct btf_type t;
-		uint32_t extra;
-	} rec = { *t, 0 };
-	int id;
-
-	if (!enc->btf)
-		return btf_raw__add_record(enc->raw, t, (uint32_t)(sizeof(*t) + extra));
-	if (extra)
-		memcpy(&rec.extra, t + 1, sizeof(rec.extra));
-	rec.t.name_off = 0;
-	id = btf__add_type(enc->btf, enc->btf, &rec.t);
-	if (id > 0)
-		enc__type_mut(enc, (uint32_t)id)->name_off = t->name_off;
-	return id;
-}
-
-/* a parameter of the last FUNC_PROTO @proto, named by offset @off */
-int enc__add_func_param_off(struct btf_encoder *enc, int proto, uint32_t off, uint32_t type)
-{
-	struct btf_type *t;
-	int err;
-
-	if (!enc->btf)
-		return btf_raw__add_func_param(enc->raw, off, type);
-	err = btf__add_func_param(enc->btf, NULL, type);
-	if (err)
-		return err;
-	t = enc__type_mut(enc, (uint32_t)proto);
-	btf_params(t)[btf_vlen(t) - 1].name_off = off;
-	return 0;
-}
-
-/* a secinfo of the DATASEC just added to the merged BTF */
-static int enc__add_datasec_var_info(struct btf_encoder *enc, uint32_t type, uint32_t offset,
-				     uint32_t size)
-{
-	if (!enc->btf)
-		return btf_raw__add_datasec_var_info(enc->raw, type, offset, size);
-	return btf__add_datasec_var_info(enc->btf, (int)type, offset, size);
-}
-
 /* ---------------------------------------------------------------------- */
 /* types                                                                  */
 
@@ -500,7 +246,7 @@ static int encode_struct(struct btf_encoder *enc, const struct cu *cu, const str
 	if (d2b_grow(&enc->fields, &enc->cap_fields, t->nr, sizeof(*enc->fields)))
 		return -ENOMEM;
 	for (i = 0; i < t->nr; i++)
-		enc_str_prefetch(enc, members[i].name);
+		enc__str_prefetch(enc, members[i].name);
 	id = add_named(enc, btf_raw__add_composite, t->name, is_union, (uint32_t)t->size);
 	if (id < 0)
 		return id;

@@ -1,0 +1,177 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * btf_encoder_names - the writer's names. Interning a name means hashing it
+ * and comparing it with the names in its bucket (btf_raw__add_str), so the
+ * encoder keeps the string offsets itself (enc__str), in two caches of its
+ * own:
+ *  - by address, for names in .debug_str, read-only while we run, where
+ *    equal strings have one address: the linker merged them in a linked
+ *    file, and the loader made a module's references one per string
+ *    (str_canon.h);
+ *  - by content, for names of 1 to 7 bytes, which compilers put inline in
+ *    .debug_info (DW_FORM_string) rather than in .debug_str.
+ * Other names are rare and are interned every time. A name is interned
+ * before the type that has it is added, as libbpf's btf__add_* did, so the
+ * string section holds the names in pahole's order.
+ *
+ * Both caches are open-addressing tables of (key, offset) pairs, at most
+ * half full, probed linearly. A batch has string offsets of its own, so the
+ * caches are emptied when a batch starts (enc__strs_clear). Only the writer
+ * uses them.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "btf_encoder_priv.h"
+#include "btf_encoder_single.h"
+#include "btf_raw.h"
+
+void btf_encoder__set_str_section(struct btf_encoder *enc, const char *data, size_t size)
+{
+	enc->str_lo = data;
+	enc->str_hi = data ? data + size : NULL;
+}
+
+static bool in_str_section(const struct btf_encoder *enc, const char *s)
+{
+	return s >= enc->str_lo && s < enc->str_hi;
+}
+
+static uint32_t addr_hash(const struct addr_cache *c, const void *key)
+{
+	/* Fibonacci hashing: neighbouring addresses land far apart (hashing by
+	 * position made long probe runs of neighbouring names) */
+	uint64_t h = (uint64_t)(uintptr_t)key * 0x9e3779b97f4a7c15ull;
+
+	return (uint32_t)(h >> 40) & (c->cap - 1);
+}
+
+/* @key's slot: its entry, or the free slot it would take; c->cap > 0 */
+static struct addr_slot *addr_cache__slot(const struct addr_cache *c, const void *key)
+{
+	uint32_t h;
+
+	for (h = addr_hash(c, key); c->slots[h].key && c->slots[h].key != key;
+	     h = (h + 1) & (c->cap - 1))
+		;
+	return &c->slots[h];
+}
+
+/* @key's value, or NULL if it has none */
+static const uintptr_t *addr_cache__find(const struct addr_cache *c, const void *key)
+{
+	const struct addr_slot *slot;
+
+	if (!c->cap)
+		return NULL;
+	slot = addr_cache__slot(c, key);
+	return slot->key ? &slot->val : NULL;
+}
+
+static void addr_cache__clear(struct addr_cache *c)
+{
+	if (c->cap)
+		memset(c->slots, 0, c->cap * sizeof(*c->slots));
+	c->nr = 0;
+}
+
+/* start loading @key's slot: look-ups are cache misses, several overlap */
+static void addr_cache__prefetch(const struct addr_cache *c, const void *key)
+{
+	if (c->cap)
+		__builtin_prefetch(&c->slots[addr_hash(c, key)]);
+}
+
+/* add @key, which has no value yet */
+static int addr_cache__add(struct addr_cache *c, const void *key, uintptr_t val)
+{
+	if ((c->nr + 1) * 2 > c->cap) {
+		struct addr_cache n = { .cap = c->cap ? c->cap * 2 : 1 << 12 };
+		uint32_t i;
+
+		n.slots = calloc(n.cap, sizeof(*n.slots));
+		if (!n.slots)
+			return -ENOMEM;
+		for (i = 0; i < c->cap; i++)
+			if (c->slots[i].key)
+				*addr_cache__slot(&n, c->slots[i].key) = c->slots[i];
+		free(c->slots);
+		c->slots = n.slots;
+		c->cap = n.cap;
+	}
+	*addr_cache__slot(c, key) = (struct addr_slot){ key, val };
+	c->nr++;
+	return 0;
+}
+
+/* start loading @s's cache slot, ahead of its enc__str */
+void enc__str_prefetch(const struct btf_encoder *enc, const char *s)
+{
+	if (in_str_section(enc, s))
+		addr_cache__prefetch(&enc->strs, s);
+}
+
+/* @s as a cache key if it has 1-7 bytes (its bytes, NUL-padded), else 0 */
+static uintptr_t short_key(const char *s)
+{
+	uintptr_t key = 0;
+	unsigned int i;
+
+	for (i = 0; i < sizeof(key); i++) {
+		if (!s[i])
+			return key;
+		key |= (uintptr_t)(unsigned char)s[i] << (8 * i);
+	}
+	return 0;
+}
+
+static int add_str(struct btf_encoder *enc, const char *s)
+{
+	return btf_raw__add_str(enc->raw, s);
+}
+
+/* the BTF string offset of @s (0 for no name), adding it if new; or -errno */
+int enc__str(struct btf_encoder *enc, const char *s)
+{
+	struct addr_cache *c = &enc->strs;
+	const uintptr_t *cached;
+	const void *key = s;
+	int off;
+
+	/* (a cached name is not read: "" has offset 0 like no name) */
+	if (!in_str_section(enc, s)) {
+		if (!s || !*s)
+			return 0;
+		key = (const void *)short_key(s);
+		if (!key)
+			return add_str(enc, s);
+		c = &enc->short_strs;
+	}
+	cached = addr_cache__find(c, key);
+	if (cached)
+		return (int)*cached;
+	off = *s ? add_str(enc, s) : 0;
+	if (off < 0)
+		return off;
+	if (addr_cache__add(c, key, (uintptr_t)off))
+		return -ENOMEM;
+	return off;
+}
+
+/* the cached names forgotten: a new batch has string offsets of its own */
+void enc__strs_clear(struct btf_encoder *enc)
+{
+	addr_cache__clear(&enc->strs);
+	addr_cache__clear(&enc->short_strs);
+}
+
+/* ... and their memory given back, once no batch is written any more */
+void enc__strs_free(struct btf_encoder *enc)
+{
+	free(enc->strs.slots);
+	enc->strs = (struct addr_cache){ 0 };
+	free(enc->short_strs.slots);
+	enc->short_strs = (struct addr_cache){ 0 };
+}
