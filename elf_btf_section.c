@@ -90,7 +90,7 @@ static int elf_replace_btf(int fd, const void *btf, size_t size)
 		data->d_size = size;
 		elf_flagdata(data, ELF_C_SET, ELF_F_DIRTY);
 		ret = elf_update(elf, ELF_C_NULL) >= 0 && elf_update(elf, ELF_C_WRITE) >= 0 ? 1
-											     : -EIO;
+											    : -EIO;
 		goto out;
 	}
 out:
@@ -193,10 +193,88 @@ static int copy_back(const char *copy, int fd)
 	return err;
 }
 
+/* remove temporary file @path (from tmpfiles__create_next_to) and free it */
+static void tmp_remove(char *path)
+{
+	if (!path)
+		return;
+	unlink(path);
+	tmpfiles__del(path);
+	free(path);
+}
+
+/*
+ * .BTF added to @copy (a copy of @name) by $LLVM_OBJCOPY, from a temporary
+ * file made next to @path; 0 or -errno, with the message printed
+ */
+static int objcopy_add_btf(const char *name, const char *path, const char *copy, const void *btf,
+			   size_t size)
+{
+	const char *oc = getenv("LLVM_OBJCOPY"), *prog;
+	char *btf_tmp = NULL;
+	size_t len;
+	int fd, err;
+
+	if (!oc || !*oc)
+		oc = "llvm-objcopy";
+	/* (LLVM_OBJCOPY may hold several words: the program is the first) */
+	prog = oc + strspn(oc, " \t");
+	len = strcspn(prog, " \t");
+	if (!command_found(prog, len)) {
+		pr_warn("%s: cannot add the .BTF section: '%.*s' not found (LLVM_OBJCOPY "
+			"names the objcopy to use, e.g. LLVM_OBJCOPY=objcopy)\n",
+			name, (int)len, prog);
+		return -ENOENT;
+	}
+	fd = tmpfiles__create_next_to(path, "btf", &btf_tmp);
+	err = fd < 0 ? fd : d2b_write_all(fd, btf, size);
+	if (fd >= 0 && close(fd) < 0 && !err)
+		err = -errno;
+	if (err) {
+		pr_warn("%s: cannot write the BTF next to it: %s\n", name, strerror(-err));
+		goto out;
+	}
+	err = objcopy_add_section(btf_tmp, copy);
+	if (err > 0) {
+		pr_warn("%s: cannot add the .BTF section: '%s --add-section' exited with status %d\n",
+			name, oc, err);
+		err = -EIO;
+	} else if (err) {
+		pr_warn("%s: cannot run '%s': %s\n", name, oc, strerror(-err));
+	}
+out:
+	tmp_remove(btf_tmp);
+	return err;
+}
+
+/*
+ * the finished @copy put in the place of @path (described by @st): renamed
+ * over it, or, if it has other hard links, written back into it; 0 or
+ * -errno, with the message printed
+ */
+static int copy_install(const char *name, const char *path, const char *copy, const struct stat *st)
+{
+	int err = 0;
+
+	if (st->st_nlink > 1) {
+		/* other hard links must see the result too: write it back in place */
+		int fd = open(path, O_WRONLY | O_CLOEXEC);
+
+		err = fd < 0 ? -errno : copy_back(copy, fd);
+		if (fd >= 0 && close(fd) < 0 && !err)
+			err = -errno;
+	} else if (rename(copy, path) < 0) {
+		err = -errno;
+	}
+	if (err)
+		pr_warn("%s: cannot replace it: %s\n", name, strerror(-err));
+	return err;
+}
+
 int elf_btf__write_in_place(const char *name, const void *btf, size_t size)
 {
-	char *copy = NULL, *btf_tmp = NULL, *path;
-	int in = -1, out = -1, bfd = -1, err;
+	char *copy = NULL, *path;
+	int in = -1, out = -1, err;
 	struct stat st;
 
 	/* a symbolic link: change the file it points to, as objcopy does */
@@ -214,7 +292,8 @@ int elf_btf__write_in_place(const char *name, const void *btf, size_t size)
 	out = tmpfiles__create_next_to(path, "tmp", &copy);
 	if (out < 0) {
 		err = out;
-		pr_warn("%s: cannot create a temporary copy next to it: %s\n", name, strerror(-err));
+		pr_warn("%s: cannot create a temporary copy next to it: %s\n", name,
+			strerror(-err));
 		goto out;
 	}
 	err = copy_file(in, out, st.st_size);
@@ -232,82 +311,23 @@ int elf_btf__write_in_place(const char *name, const void *btf, size_t size)
 		goto out;
 	}
 	if (err == 0) {
-		const char *oc = getenv("LLVM_OBJCOPY"), *prog;
-		size_t len;
-
-		if (!oc || !*oc)
-			oc = "llvm-objcopy";
-		/* (LLVM_OBJCOPY may hold several words: the program is the first) */
-		prog = oc + strspn(oc, " \t");
-		len = strcspn(prog, " \t");
-		if (!command_found(prog, len)) {
-			pr_warn("%s: cannot add the .BTF section: '%.*s' not found (LLVM_OBJCOPY "
-				"names the objcopy to use, e.g. LLVM_OBJCOPY=objcopy)\n",
-				name, (int)len, prog);
-			err = -ENOENT;
+		err = objcopy_add_btf(name, path, copy, btf, size);
+		if (err)
 			goto out;
-		}
-		bfd = tmpfiles__create_next_to(path, "btf", &btf_tmp);
-		err = bfd < 0 ? bfd : d2b_write_all(bfd, btf, size);
-		if (!err && close(bfd) < 0)
-			err = -errno;
-		bfd = -1;
-		if (err) {
-			pr_warn("%s: cannot write the BTF next to it: %s\n", name, strerror(-err));
-			goto out;
-		}
-		err = objcopy_add_section(btf_tmp, copy);
-		if (err) {
-			if (err > 0)
-				pr_warn("%s: cannot add the .BTF section: '%s --add-section' exited "
-					"with status %d\n",
-					name, oc, err);
-			else
-				pr_warn("%s: cannot run '%s': %s\n", name, oc, strerror(-err));
-			err = err > 0 ? -EIO : err;
-			goto out;
-		}
 	}
-	if (close(out) < 0) {
-		err = -errno;
-		out = -1;
+	err = close(out) < 0 ? -errno : 0;
+	out = -1;
+	if (err) {
 		pr_warn("%s: cannot write: %s\n", name, strerror(-err));
 		goto out;
 	}
-	out = -1;
-	err = 0;
-	if (st.st_nlink > 1) {
-		/* other hard links must see the result too: write it back in place */
-		int fd = open(path, O_WRONLY | O_CLOEXEC);
-
-		err = fd < 0 ? -errno : copy_back(copy, fd);
-		if (fd >= 0 && close(fd) < 0 && !err)
-			err = -errno;
-	} else if (rename(copy, path) < 0) {
-		err = -errno;
-	}
-	if (err) {
-		pr_warn("%s: cannot replace it: %s\n", name, strerror(-err));
-		goto out;
-	}
-	err = 0;
+	err = copy_install(name, path, copy, &st);
 out:
-	if (bfd >= 0)
-		close(bfd);
 	if (out >= 0)
 		close(out);
 	if (in >= 0)
 		close(in);
-	if (btf_tmp) {
-		unlink(btf_tmp);
-		tmpfiles__del(btf_tmp);
-		free(btf_tmp);
-	}
-	if (copy) {
-		unlink(copy);
-		tmpfiles__del(copy);
-		free(copy);
-	}
+	tmp_remove(copy);
 	free(path);
 	return err;
 }
