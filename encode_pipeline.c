@@ -135,6 +135,8 @@ struct run {
 	const struct d2b_conf *conf;
 	const struct encode_hooks *hooks; /* or NULL */
 	struct dwarf_loader *dl;
+	struct elf_symtab *es;
+	struct btf_base *base; /* --btf_base, or NULL */
 	struct btf_encoder *enc;
 };
 
@@ -191,62 +193,110 @@ int encode_pipeline__run(const char *path, const struct d2b_conf *conf)
 	return encode_pipeline__run_hooked(path, conf, NULL);
 }
 
-int encode_pipeline__run_hooked(const char *path, const struct d2b_conf *conf,
-				const struct encode_hooks *hooks)
+/*
+ * The input (and the base) opened, the encoder made: 0 or -errno; also 0
+ * with no loader (r->dl NULL) when there is nothing to encode
+ */
+static int run_open(struct run *r, const char *path)
 {
+	const struct d2b_conf *conf = r->conf;
+	const char *strs;
+	size_t strs_size;
+	int err;
+
+	err = inputs_open(path, conf, &r->dl, &r->es);
+	/* pahole 1.32: a file without DWARF has nothing to encode, and that is no error */
+	if (err == -ENODATA && conf->pahole >= 132)
+		return 0;
+	if (err || !r->dl)
+		return err;
+	if (conf->btf_base) {
+		r->base = btf_base__open(conf->btf_base, &err);
+		if (!r->base)
+			return err;
+	}
+	r->enc = btf_encoder__new(conf, r->es, r->base, path, &err);
+	if (!r->enc)
+		return err;
+	dwarf_loader__str_section(r->dl, &strs, &strs_size);
+	btf_encoder__set_str_section(r->enc, strs, strs_size);
+	return 0;
+}
+
+/* every unit loaded in parallel and written in order: 0 or -errno */
+static int run_encode(struct run *r)
+{
+	const struct encode_hooks *hooks = r->hooks;
 	struct emit_ordered_opts opts = {
 		.sz = sizeof(opts),
-		.nr_workers = conf->nr_jobs,
-		.window = conf->window,
+		.nr_workers = r->conf->nr_jobs,
+		.window = r->conf->window,
 		.on_in_flight = hooks && hooks->on_in_flight ? run_on_in_flight : NULL,
 		.worker_nice = D2B_HELPER_NICE,
 	};
-	struct btf_encoder_stats stats;
-	struct elf_symtab *es = NULL;
-	struct btf_base *base = NULL;
-	struct phase_clock pc;
-	struct run r = { .conf = conf, .hooks = hooks };
-	const char *strs;
-	size_t strs_size;
 	unsigned int failed_id;
 	int err, werr;
+
+	err = btf_encoder__start_writer(r->enc, run_written, r);
+	if (err)
+		return err;
+	err = emit_ordered__run(dwarf_loader__nr_cus(r->dl), &run_ops, r, &opts, &failed_id);
+	/* the writer's error is of an earlier unit than a failed load */
+	werr = btf_encoder__end_writer(r->enc);
+	if (werr)
+		return werr;
+	if (err)
+		dwarf_loader__report(r->dl, failed_id);
+	return err;
+}
+
+/* the BTF written to the detached file or into the input: 0 or -errno */
+static int run_write(struct run *r, const char *path)
+{
+	const void *data;
+	size_t size;
+
+	if (r->conf->detached)
+		return btf_encoder__write_raw(r->enc, r->conf->detached);
+	data = btf_encoder__raw_data(r->enc, &size);
+	return data ? elf_btf__write_in_place(path, data, size) : -ENOMEM;
+}
+
+static void run_report_stats(const struct run *r)
+{
+	struct btf_encoder_stats stats;
+
+	btf_encoder__stats(r->enc, &stats);
+	fprintf(stderr,
+		"dwarf2btf: %u CUs, %u threads, %u functions saved, %u FUNCs, %u VARs, "
+		"%u types before dedup (%u function prototypes shared), %u after; "
+		"writer thread %.3f s CPU; %u batch dedups, %u at once, %.3f s CPU, "
+		"%.3f s waited for\n",
+		stats.nr_cus, r->conf->nr_jobs, stats.nr_funcs_saved, stats.nr_funcs, stats.nr_vars,
+		stats.nr_types_pre_dedup - 1, stats.nr_protos_shared, stats.nr_types - 1,
+		stats.writer_cpu_s, stats.batches.nr_batches, stats.batches.max_running,
+		stats.batches.cpu_s, stats.batches.wait_s);
+}
+
+int encode_pipeline__run_hooked(const char *path, const struct d2b_conf *conf,
+				const struct encode_hooks *hooks)
+{
+	struct run r = { .conf = conf, .hooks = hooks };
+	struct phase_clock pc;
+	int err;
 
 	if (D2B_MMAP_THRESHOLD != 0) {
 		mallopt(M_MMAP_THRESHOLD, D2B_MMAP_THRESHOLD);
 		mallopt(M_TRIM_THRESHOLD, 2 * D2B_MMAP_THRESHOLD);
 	}
 	phase_start(&pc);
-	err = inputs_open(path, conf, &r.dl, &es);
-	/* pahole 1.32: a file without DWARF has nothing to encode, and that is no error */
-	if (err == -ENODATA && conf->pahole >= 132)
-		err = 0;
+	err = run_open(&r, path);
 	if (err || !r.dl)
 		goto out;
-	if (conf->btf_base) {
-		base = btf_base__open(conf->btf_base, &err);
-		if (!base)
-			goto out;
-	}
-	r.enc = btf_encoder__new(conf, es, base, path, &err);
-	if (!r.enc)
-		goto out;
-	dwarf_loader__str_section(r.dl, &strs, &strs_size);
-	btf_encoder__set_str_section(r.enc, strs, strs_size);
 	phase_report(conf, &pc, "open");
-	err = btf_encoder__start_writer(r.enc, run_written, &r);
+	err = run_encode(&r);
 	if (err)
 		goto out;
-	err = emit_ordered__run(dwarf_loader__nr_cus(r.dl), &run_ops, &r, &opts, &failed_id);
-	/* the writer's error is of an earlier unit than a failed load */
-	werr = btf_encoder__end_writer(r.enc);
-	if (werr) {
-		err = werr;
-		goto out;
-	}
-	if (err) {
-		dwarf_loader__report(r.dl, failed_id);
-		goto out;
-	}
 	/*
 	 * The workers are gone; what their malloc arenas kept, and the
 	 * loaders' buffers, would otherwise stay through the last merge and
@@ -275,32 +325,14 @@ int encode_pipeline__run_hooked(const char *path, const struct d2b_conf *conf,
 	phase_report(conf, &pc, "dedup");
 	if (err)
 		goto out;
-	if (conf->detached) {
-		err = btf_encoder__write_raw(r.enc, conf->detached);
-	} else {
-		const void *data;
-		size_t size;
-
-		data = btf_encoder__raw_data(r.enc, &size);
-		err = data ? elf_btf__write_in_place(path, data, size) : -ENOMEM;
-	}
+	err = run_write(&r, path);
 	phase_report(conf, &pc, "write");
-	if (!err && conf->verbose) {
-		btf_encoder__stats(r.enc, &stats);
-		fprintf(stderr,
-			"dwarf2btf: %u CUs, %u threads, %u functions saved, %u FUNCs, %u VARs, "
-			"%u types before dedup (%u function prototypes shared), %u after; "
-			"writer thread %.3f s CPU; %u batch dedups, %u at once, %.3f s CPU, "
-			"%.3f s waited for\n",
-			stats.nr_cus, conf->nr_jobs, stats.nr_funcs_saved, stats.nr_funcs,
-			stats.nr_vars, stats.nr_types_pre_dedup - 1, stats.nr_protos_shared,
-			stats.nr_types - 1, stats.writer_cpu_s, stats.batches.nr_batches,
-			stats.batches.max_running, stats.batches.cpu_s, stats.batches.wait_s);
-	}
+	if (!err && conf->verbose)
+		run_report_stats(&r);
 out:
 	btf_encoder__free(r.enc);
-	btf_base__free(base); /* (after the BTF built on it) */
-	elf_symtab__free(es);
+	btf_base__free(r.base); /* (after the BTF built on it) */
+	elf_symtab__free(r.es);
 	dwarf_loader__free(r.dl);
 	return err;
 }
