@@ -414,69 +414,12 @@ void dwarf_loader__report(const struct dwarf_loader *dl, unsigned int id)
 		pr_warn("%s", dl->load_errs[id]);
 }
 
-int dwarf_loader__load_cu(struct dwarf_loader *dl, unsigned int id, struct cu **cup)
+/* the message of unit @id's load, failed with @err, recorded (load_err) */
+static void load_cu_failed(struct dwarf_loader *dl, unsigned int id, const struct cu_loader *l,
+			   int err)
 {
-	unsigned int i, first = id, last = id + 1, nr_dcs = 1;
-	struct cu_loader *l;
-	struct dr_die *cu_die = NULL;
-	struct cu *cu;
-	int err = -ENOMEM;
+	const struct cu *cu = l->cu;
 
-	if (dl->merged) {
-		first = 0;
-		last = nr_dcs = dl->nr_cus;
-	}
-	l = loader_take(dl);
-	if (!l)
-		return -ENOMEM;
-	cu = l->cu;
-	cu->id = id;
-	cu->off = dl->units[id].die_off;
-	cu->excluded = !dl->merged && dl->cu_excluded[id];
-	/* index 0: void */
-	if (d2b_grow(&cu->types, &l->cap_types, 1, sizeof(*cu->types)))
-		goto out_free;
-	memset(&cu->types[0], 0, sizeof(cu->types[0]));
-	cu->nr_types = 1;
-	if (cu->excluded)
-		goto out_done;
-	l->dcs = calloc(nr_dcs, sizeof(*l->dcs));
-	l->dc_state = calloc(nr_dcs, sizeof(*l->dc_state));
-	cu_die = malloc(sizeof(*cu_die));
-	if (!l->dcs || !l->dc_state || !cu_die)
-		goto out_free;
-	for (i = first, err = 0; i < last && !err; i++) {
-		if (!dl->cu_excluded[i])
-			err = unit__walk(l, i, cu_die);
-		if (err > 0 && dl->merged)
-			err = 0; /* that unit is left out, the others are walked */
-	}
-	if (err > 0) { /* the one unit is left out */
-		cu->excluded = true;
-		goto out_done;
-	}
-	if (!err && l->tu.nr)
-		err = type_units__walk(l, cu_die);
-	if (!err && l->err.oom)
-		err = -ENOMEM;
-	if (!err && l->err.sig)
-		err = -ENOENT;
-	if (!err && l->err.ref_die)
-		err = -EBADMSG;
-	if (!err && l->err.attr_die)
-		err = -ERANGE;
-	if (!err)
-		err = cu__resolve(l);
-	if (err)
-		goto out_warn;
-	cu->addr_size = (uint8_t)l->addr_size;
-	cu->nr_param_regs = (uint8_t)dl->machine.nr_param_regs;
-	cu->big_endian = dl->secs.swap != (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__);
-out_done:
-	err = cu_pack(l, cup);
-	goto out_free;
-
-out_warn:
 	if (err == -ELOOP && l->err.too_deep)
 		load_err(dl, id, "%s: CU %#" PRIx64 ": DIE %#" PRIx64 ": nesting deeper than %d\n",
 			 dl->path, cu->off, l->err.die, MAX_DIE_DEPTH);
@@ -517,8 +460,88 @@ out_warn:
 	else
 		load_err(dl, id, "%s: CU %#" PRIx64 ": DIE %#" PRIx64 ": %s\n", dl->path, cu->off,
 			 l->err.die, strerror(-err));
-out_free:
+}
+
+/*
+ * the units [@first, @last) walked into l->cu (several: merged), then the
+ * type units they refer to, and the references resolved: 0, 1 if the one
+ * unit is left out (--lang_exclude), or -errno
+ */
+static int load_cu_walk(struct dwarf_loader *dl, struct cu_loader *l, unsigned int first,
+			unsigned int last)
+{
+	struct dr_die *cu_die = malloc(sizeof(*cu_die));
+	unsigned int i;
+	int err = 0;
+
+	if (!cu_die)
+		return -ENOMEM;
+	for (i = first; i < last && !err; i++) {
+		if (!dl->cu_excluded[i])
+			err = unit__walk(l, i, cu_die);
+		if (err > 0 && dl->merged)
+			err = 0; /* that unit is left out, the others are walked */
+	}
+	if (!err && l->tu.nr)
+		err = type_units__walk(l, cu_die);
 	free(cu_die);
+	if (err)
+		return err;
+	if (l->err.oom)
+		return -ENOMEM;
+	if (l->err.sig)
+		return -ENOENT;
+	if (l->err.ref_die)
+		return -EBADMSG;
+	if (l->err.attr_die)
+		return -ERANGE;
+	return cu__resolve(l);
+}
+
+int dwarf_loader__load_cu(struct dwarf_loader *dl, unsigned int id, struct cu **cup)
+{
+	unsigned int i, first = id, last = id + 1, nr_dcs = 1;
+	struct cu_loader *l;
+	struct cu *cu;
+	int err = -ENOMEM;
+
+	if (dl->merged) {
+		first = 0;
+		last = nr_dcs = dl->nr_cus;
+	}
+	l = loader_take(dl);
+	if (!l)
+		return -ENOMEM;
+	cu = l->cu;
+	cu->id = id;
+	cu->off = dl->units[id].die_off;
+	cu->excluded = !dl->merged && dl->cu_excluded[id];
+	/* index 0: void */
+	if (d2b_grow(&cu->types, &l->cap_types, 1, sizeof(*cu->types)))
+		goto out_free;
+	memset(&cu->types[0], 0, sizeof(cu->types[0]));
+	cu->nr_types = 1;
+	if (cu->excluded)
+		goto out_done;
+	l->dcs = calloc(nr_dcs, sizeof(*l->dcs));
+	l->dc_state = calloc(nr_dcs, sizeof(*l->dc_state));
+	if (!l->dcs || !l->dc_state)
+		goto out_free;
+	err = load_cu_walk(dl, l, first, last);
+	if (err > 0) { /* the one unit is left out */
+		cu->excluded = true;
+		goto out_done;
+	}
+	if (err) {
+		load_cu_failed(dl, id, l, err);
+		goto out_free;
+	}
+	cu->addr_size = (uint8_t)l->addr_size;
+	cu->nr_param_regs = (uint8_t)dl->machine.nr_param_regs;
+	cu->big_endian = dl->secs.swap != (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__);
+out_done:
+	err = cu_pack(l, cup);
+out_free:
 	for (i = 0; l->dc_state && i < nr_dcs; i++)
 		if (l->dc_state[i] == 1 || l->dc_state[i] == 3)
 			dr_cu__release(&l->dcs[i]);
