@@ -146,6 +146,44 @@ static int check_type_ref(struct check *c, uint32_t id, uint32_t ref, const char
 	return 0;
 }
 
+/* INT @t, type @id: its size and its encoding word */
+static int check_int(struct check *c, uint32_t id, const uint8_t *t)
+{
+	uint32_t info = get32(c, t + 4), sz = get32(c, t + 8), d = get32(c, t + 12);
+	uint32_t bits = d & 0xff, off = (d >> 16) & 0xff, enc = d >> 24;
+
+	if ((info & 0xffff) || info >> 31 || (d & 0xff00))
+		return fail(c, id, "INT with vlen, kflag or unused bits");
+	if (sz != 1 && sz != 2 && sz != 4 && sz != 8 && sz != 16)
+		return fail(c, id, "INT of %u bytes", sz);
+	if (bits > 128 || off + bits > sz * 8 || (enc & ~7u) || __builtin_popcount(enc) > 1)
+		return fail(c, id, "INT bits %u at %u, encoding %#x, in %u bytes", bits, off, enc,
+			    sz);
+	return 0;
+}
+
+/* the members of STRUCT or UNION @t, type @id: named, typed, inside it */
+static int check_members(struct check *c, uint32_t id, const uint8_t *t)
+{
+	uint32_t info = get32(c, t + 4), sz = get32(c, t + 8), vlen = info & 0xffff, i;
+	const char *k = kind_name((int)((info >> 24) & 0x1f));
+	bool kflag = info >> 31;
+	const uint8_t *v = t + 12;
+	int err;
+
+	for (i = 0; i < vlen; i++, v += 12) {
+		uint32_t off = get32(c, v + 8), bit = kflag ? off & 0xffffff : off;
+
+		if ((err = check_name(c, id, get32(c, v), false, "member")) ||
+		    (err = check_type_ref(c, id, get32(c, v + 4), "member")))
+			return err;
+		if (bit > (uint64_t)sz * 8 || (kflag && (off >> 24) > 128))
+			return fail(c, id, "%s member %u at bit %u past its %u bytes", k, i, bit,
+				    sz);
+	}
+	return 0;
+}
+
 static int check_type(struct check *c, uint32_t id)
 {
 	const uint8_t *t = c->types + c->off[id];
@@ -158,18 +196,9 @@ static int check_type(struct check *c, uint32_t id)
 	int err;
 
 	switch (kind) {
-	case BTF_KIND_INT: {
-		uint32_t d = get32(c, v), bits = d & 0xff, off = (d >> 16) & 0xff, enc = d >> 24;
-
-		if (vlen || kflag || (d & 0xff00))
-			return fail(c, id, "INT with vlen, kflag or unused bits");
-		if (sz != 1 && sz != 2 && sz != 4 && sz != 8 && sz != 16)
-			return fail(c, id, "INT of %u bytes", sz);
-		if (bits > 128 || off + bits > sz * 8 || (enc & ~7u) || __builtin_popcount(enc) > 1)
-			return fail(c, id, "INT bits %u at %u, encoding %#x, in %u bytes", bits,
-				    off, enc, sz);
-		return check_name(c, id, name, false, k);
-	}
+	case BTF_KIND_INT:
+		err = check_int(c, id, t);
+		return err ? err : check_name(c, id, name, false, k);
 	case BTF_KIND_PTR:
 	case BTF_KIND_VOLATILE:
 	case BTF_KIND_CONST:
@@ -190,19 +219,8 @@ static int check_type(struct check *c, uint32_t id)
 		return err ? err : check_type_ref(c, id, get32(c, v + 4), "ARRAY index");
 	case BTF_KIND_STRUCT:
 	case BTF_KIND_UNION:
-		if ((err = check_name(c, id, name, false, k)))
-			return err;
-		for (i = 0; i < vlen; i++, v += 12) {
-			uint32_t off = get32(c, v + 8), bit = kflag ? off & 0xffffff : off;
-
-			if ((err = check_name(c, id, get32(c, v), false, "member")) ||
-			    (err = check_type_ref(c, id, get32(c, v + 4), "member")))
-				return err;
-			if (bit > (uint64_t)sz * 8 || (kflag && (off >> 24) > 128))
-				return fail(c, id, "%s member %u at bit %u past its %u bytes", k, i,
-					    bit, sz);
-		}
-		return 0;
+		err = check_name(c, id, name, false, k);
+		return err ? err : check_members(c, id, t);
 	case BTF_KIND_ENUM:
 	case BTF_KIND_ENUM64:
 		if (sz != 1 && sz != 2 && sz != 4 && sz != 8)
