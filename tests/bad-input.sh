@@ -147,6 +147,11 @@ def main():
                 struct.pack_into('<I', b, t + 8, tid); done = True
             elif a[0] == 'kind':
                 struct.pack_into('<I', b, t + 4, (25 << 24) | vlen); done = True
+            elif a[0] == 'int-bits' and kind == 1:
+                struct.pack_into('<I', b, t + 12, 200); done = True
+            elif a[0] == 'member-past' and kind == 4 and vlen:
+                size = struct.unpack_from('<I', b, t + 8)[0]
+                struct.pack_into('<I', b, t + 12 + 8, size * 8 + 8); done = True
             elif a[0] == 'ptr-datasec' and kind == 12:
                 # the first FUNC made an empty DATASEC (12 bytes too),
                 # the first PTR pointed at it
@@ -985,7 +990,8 @@ done
 cp "$prog" "$work/c/base/elf"
 LLVM_OBJCOPY=objcopy "$D2B" -J "$work/c/base/elf" 2>/dev/null || tally_fail "fixture: cannot give the base a .BTF"
 for c in "ptr-oob:refers to type 1048575, past the last type" "name-oob:name offset [0-9]+ past the strings" \
-	"const-loop:a loop of reference types" "kind:kind 25" "ptr-datasec:PTR refers to type [0-9]+, a DATASEC"; do
+	"const-loop:a loop of reference types" "kind:kind 25" "ptr-datasec:PTR refers to type [0-9]+, a DATASEC" \
+	"int-bits:INT bits 200 at 0" "member-past:STRUCT member 0 at bit [0-9]+ past its [0-9]+ bytes"; do
 	b=$work/c/base/${c%%:*}.btf
 	cp "$src/prog.btf" "$b"
 	edit "$b" btf-corrupt "${c%%:*}"
