@@ -5,38 +5,41 @@
 # (armhf), and each machine's relocation types in the modules' debug
 # sections (RISC-V's ADD/SUB pairs among them).
 #
-# Usage: tests/arch.sh DWARF2BTF BTFDIFF WORKDIR ARCH sample|all
-#   ARCH: arm64, armhf, riscv64 (trixie's 6.12), ppc64el, s390x (sid's 7.2)
+# Usage: tests/arch.sh DWARF2BTF BTFDIFF WORKDIR ARCH-VERSION sample|all
+#   ARCH-VERSION: arm64-6.1 (bookworm's), arm64-6.12, armhf-6.12,
+#   riscv64-6.12 (trixie's), arm64-7.2, armhf-7.2, riscv64-7.2, ppc64el-7.2,
+#   s390x-7.2 (sid's)
 #
 # Fetches (once, cached) the debug vmlinux and the modules of fs/, net/ipv4/
-# and mlx5_core (tests/fetch.sh arch-ARCH), with the flag set of the kernel's
-# own generation:
+# and mlx5_core (tests/fetch.sh arch-ARCH-VERSION), with the flag set of the
+# kernel's own generation:
 #  - sample: the vmlinux, encoded by pahole 1.30 and by dwarf2btf at -j1,
 #    -j2 and -j3 and with --exact, each cmp'd with pahole's; then the
 #    modules SAMPLE_MODULES names, against that vmlinux (or, where it has
 #    no .BTF, armhf's, pahole's encoding of it), -j1 to -j3 and --exact, and
 #    one of them in place, whole files compared;
-#  - all: every cached module of ARCH the same way.
+#  - all: every cached module of the kernel the same way.
 # Where Debian's kernel was built with pahole 1.30 (trixie's), the .BTF it
 # shipped in the vmlinux and in each module must be our bytes too (when
 # reproducing 1.30).
 # The last line is "N passed, M failed"; exit status 0 iff M is 0.
 set -euo pipefail
 
-[ $# -eq 5 ] || { echo "usage: $0 DWARF2BTF BTFDIFF WORKDIR ARCH sample|all" >&2; exit 2; }
-D2B=$1 BTFDIFF=$2 WORKDIR=$3 ARCH=$4 MODE=$5
+[ $# -eq 5 ] || { echo "usage: $0 DWARF2BTF BTFDIFF WORKDIR ARCH-VERSION sample|all" >&2; exit 2; }
+D2B=$1 BTFDIFF=$2 WORKDIR=$3 KEY=$4 MODE=$5
 case $MODE in sample | all) ;; *) echo "$0: sample or all, not $MODE" >&2; exit 2 ;; esac
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=tests/lib.sh
 . "$here/lib.sh"
 
 "$here/fetch.sh" "$PAHOLE_FETCH"
-"$here/fetch.sh" "arch-$ARCH"
-dir=$CACHE/linux-$ARCH
+"$here/fetch.sh" "arch-$KEY"
+dir=$CACHE/linux-$KEY
 VMLINUX=$dir/vmlinux
 suite=$(cat "$dir/suite")
 echo "kernel: $(cat "$dir/package") ($suite), $(find "$dir/modules" -name '*.ko' | wc -l) modules"
 case $suite in
+bookworm) flags=$FLAGS_61 shipped_by_130= ;; # bookworm's kernels: pahole 1.24
 trixie) flags=$FLAGS_612 shipped_by_130=1 ;;
 sid) flags=$FLAGS_72 shipped_by_130= ;; # sid's kernels: pahole 1.32
 *) echo "arch.sh: unknown suite $suite" >&2; exit 2 ;;

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # fetch.sh - fetch and cache the reference tools and real inputs the tests use.
 #
-# Usage: tests/fetch.sh deps|pahole130|pahole132|pahole124|kernel61|kernel612|kernel72|modules61|modules612|modules72|moduletree61|moduletree612|moduletree72|boot61|boot72|ccsid|cross|arch-ARCH|arches|all
+# Usage: tests/fetch.sh deps|pahole130|pahole132|pahole124|kernel61|kernel612|kernel72|modules61|modules612|modules72|moduletree61|moduletree612|moduletree72|boot61|boot72|ccsid|cross|arch-ARCH-VERSION|arches|all
 #
 # Everything is cached under $DWARF2BTF_CACHE (default /var/cache/dwarf2btf),
 # so a second run costs nothing; a kernel's debug package is kept there too
@@ -28,10 +28,11 @@
 #   ccsid      sid's gcc-16 and clang-21 for the fixtures, into $CACHE/cc-sid
 #   cross      Debian 12's cross compilers for arm64, armhf, riscv64, ppc64el
 #              and s390x (the fixtures of those architectures)
-#   arch-ARCH  the debug vmlinux and the modules of fs/, net/ipv4/ and
-#              mlx5_core of ARCH's kernel (arm64, armhf, riscv64: trixie's
-#              6.12; ppc64el, s390x: sid's 7.2), into $CACHE/linux-ARCH;
-#              arches: all five
+#   arch-ARCH-VERSION
+#              the debug vmlinux and the modules of fs/, net/ipv4/ and
+#              mlx5_core of Debian's VERSION kernel for ARCH (arm64: 6.1,
+#              6.12, 7.2; armhf, riscv64: 6.12, 7.2; ppc64el, s390x: 7.2),
+#              into $CACHE/linux-ARCH-VERSION; arches: all nine
 #   boot61, boot72
 #              for tests/boot.sh: qemu-system-x86 (and the static libc of
 #              libc6-dev), and the vmlinuz and config of the non-debug
@@ -322,28 +323,36 @@ moduletree61() { kernel61; modules linux-6.1 module-tree './usr/lib/debug/lib/mo
 moduletree612() { kernel612; modules linux-6.12 module-tree './usr/lib/debug/lib/modules/*/kernel'; }
 moduletree72() { kernel72; modules linux-7.2 module-tree './usr/lib/debug/lib/modules/*/kernel'; }
 
-# Debian's kernels of the other release architectures: trixie's 6.12, or
-# sid's 7.2 where trixie's debug package is not served (404)
-ARCH_KERNELS="arm64:linux-image-cloud-arm64-dbg:trixie armhf:linux-image-armmp-dbg:trixie
-	riscv64:linux-image-riscv64-dbg:trixie ppc64el:linux-image-powerpc64le-dbg:sid
-	s390x:linux-image-s390x-dbg:sid"
+# Debian's kernels of the other release architectures, by key ARCH-VERSION:
+# the debug metapackage and the suite it is taken from. trixie's 6.12 where
+# it is served (ppc64el's and s390x's are not: 404), sid's 7.2 (GCC 16) of
+# each, and bookworm's 6.1 (GCC 12) of arm64; bookworm's 6.1 of the other
+# architectures builds no BTF (CONFIG_DEBUG_INFO_BTF unset)
+ARCH_KERNELS="arm64-6.1:linux-image-cloud-arm64-dbg:bookworm
+	arm64-6.12:linux-image-cloud-arm64-dbg:trixie arm64-7.2:linux-image-cloud-arm64-dbg:sid
+	armhf-6.12:linux-image-armmp-dbg:trixie armhf-7.2:linux-image-armmp-dbg:sid
+	riscv64-6.12:linux-image-riscv64-dbg:trixie riscv64-7.2:linux-image-riscv64-dbg:sid
+	ppc64el-7.2:linux-image-powerpc64le-dbg:sid s390x-7.2:linux-image-s390x-dbg:sid"
 ARCH_MODULE_PATTERNS=(
 	'./usr/lib/debug/lib/modules/*/kernel/fs/*'
 	'./usr/lib/debug/lib/modules/*/kernel/net/ipv4/*'
 	'./usr/lib/debug/lib/modules/*/kernel/drivers/net/ethernet/mellanox/mlx5/core/mlx5_core.ko'
 )
 
-# arch ARCH : that architecture's debug vmlinux, and its modules of fs/,
-# net/ipv4/ and mlx5_core (every architecture's largest common driver), into
-# $CACHE/linux-ARCH (vmlinux, modules/, package, suite); the package itself
-# is not kept
+# arch_kernel ARCH-VERSION : that kernel's debug vmlinux, and its modules of
+# fs/, net/ipv4/ and mlx5_core (every architecture's largest common driver),
+# into $CACHE/linux-ARCH-VERSION (vmlinux, modules/, package, suite); the
+# package itself is not kept
 arch_kernel() {
-	local arch=$1 out=$CACHE/linux-$1 entry meta suite pkg tmp
+	local key=$1 arch=${1%%-*} out=$CACHE/linux-$1 entry meta suite sel pkg tmp
 	[ -f "$out/vmlinux" ] && [ -d "$out/modules" ] && return 0
-	entry=$(echo $ARCH_KERNELS | tr ' ' '\n' | grep "^$arch:") ||
-		{ log "no kernel known for architecture $arch"; exit 2; }
+	entry=$(echo $ARCH_KERNELS | tr ' ' '\n' | grep "^$key:") ||
+		{ log "no kernel known as $key (ARCH-VERSION: ${ARCH_KEYS// /, })"; exit 2; }
 	meta=$(echo "$entry" | cut -d: -f2)
 	suite=$(echo "$entry" | cut -d: -f3)
+	# bookworm's: this machine's own sources, bookworm-security's update included
+	sel=/$suite
+	[ "$suite" = bookworm ] && sel=
 	if ! dpkg --print-foreign-architectures | grep -qx "$arch"; then
 		dpkg --add-architecture "$arch"
 		apt_updated=
@@ -353,14 +362,14 @@ arch_kernel() {
 	sid) sid_source ;;
 	esac
 	apt_update
-	pkg=$(apt-cache depends "$meta:$arch/$suite" |
+	pkg=$(apt-cache depends "$meta:$arch$sel" |
 		awk '/Depends: linux-image-.*-dbg/ { print $2; exit }')
-	[ -n "$pkg" ] || { log "cannot resolve $meta:$arch/$suite"; exit 1; }
+	[ -n "$pkg" ] || { log "cannot resolve $meta:$arch$sel"; exit 1; }
 	pkg=${pkg%:"$arch"}
 	log "fetching $pkg:$arch (large)"
 	tmp=$(mktemp -d)
 	chmod 755 "$tmp"
-	(cd "$tmp" && apt-get download -qq "$pkg:$arch/$suite" >&2)
+	(cd "$tmp" && apt-get download -qq "$pkg:$arch$sel" >&2)
 	rm -rf "$out.tmp"
 	mkdir -p "$out.tmp/x" "$out.tmp/modules"
 	dpkg-deb --fsys-tarfile "$tmp"/*.deb |
@@ -377,10 +386,11 @@ arch_kernel() {
 	rm -rf "$out.tmp/x" "$out"
 	mv "$out.tmp" "$out"
 }
-ARCHES="arm64 armhf riscv64 ppc64el s390x"
+ARCH_KEYS=$(echo $ARCH_KERNELS | tr ' ' '\n' | cut -d: -f1 | tr '\n' ' ')
+ARCH_KEYS=${ARCH_KEYS% }
 arches() {
-	local a
-	for a in $ARCHES; do arch_kernel "$a"; done
+	local k
+	for k in $ARCH_KEYS; do arch_kernel "$k"; done
 }
 
 # cross : Debian 12's cross compilers (gcc, binutils and C library) for the
@@ -452,7 +462,7 @@ boot72() {
 	boot_image linux-7.2 'usr/lib/modules/*' "linux-binary-$abi" "linux-base-$abi"
 }
 
-usage="deps|pahole130|pahole132|pahole124|kernel61|kernel612|kernel72|modules61|modules612|modules72|moduletree61|moduletree612|moduletree72|boot61|boot72|ccsid|cross|arch-ARCH|arches|all"
+usage="deps|pahole130|pahole132|pahole124|kernel61|kernel612|kernel72|modules61|modules612|modules72|moduletree61|moduletree612|moduletree72|boot61|boot72|ccsid|cross|arch-ARCH-VERSION|arches|all"
 case ${1:-all} in
 deps | pahole130 | pahole132 | pahole124 | kernel61 | kernel612 | kernel72 | modules61 | modules612 | modules72 | moduletree61 | moduletree612 | moduletree72 | boot61 | boot72 | ccsid | cross | arches) "$1" ;;
 arch-*) arch_kernel "${1#arch-}" ;;
