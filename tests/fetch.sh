@@ -25,7 +25,8 @@
 #   moduletree61, moduletree612, moduletree72
 #              every module of that kernel's package, into
 #              $CACHE/linux-<ver>/module-tree (1 to 2 GB; tests/module-tree.sh)
-#   ccsid      sid's gcc-16 and clang-21 for the fixtures, into $CACHE/cc-sid
+#   ccsid      sid's gcc-13 to gcc-16 and clang-21 for the fixtures, into
+#              $CACHE/cc-sid
 #   cross      Debian 12's cross compilers for arm64, armhf, riscv64, ppc64el
 #              and s390x (the fixtures of those architectures)
 #   arch-ARCH-VERSION
@@ -183,42 +184,55 @@ pahole124() {
 		libbz2-1.0 libzstd1
 }
 
-# ccsid : the newest gcc and clang Debian has (sid's gcc-16 and clang-21,
-# with sid's binutils and C library), unpacked into $CACHE/cc-sid and run
-# through its own ld.so, as pahole 1.30 is. bin/gcc-16 and bin/clang-21
-# compile (-c) with them and link with this machine's gcc against sid's C
-# library: the fixtures' objects are what those compilers emit.
-CC_SID_DEBS="gcc-16 gcc-16-base gcc-16-x86-64-linux-gnu cpp-16 cpp-16-x86-64-linux-gnu
-	libgcc-16-dev binutils binutils-x86-64-linux-gnu libbinutils libctf0 libctf-nobfd0
+# ccsid : the compilers Debian has besides bookworm's gcc 12 and clang 14,
+# from sid: gcc-13, gcc-14 (trixie's kernels' compiler), gcc-15, gcc-16
+# (sid's kernels') and clang-21, with sid's binutils and C library, unpacked
+# into $CACHE/cc-sid and run through its own ld.so, as pahole 1.30 is.
+# bin/gcc-N and bin/clang-21 compile (-c) with them and link with this
+# machine's gcc against sid's C library: the fixtures' objects are what
+# those compilers emit.
+CC_SID_GCCS="13 14 15 16"
+CC_SID_DEBS="$(for v in $CC_SID_GCCS; do
+	echo gcc-$v gcc-$v-base gcc-$v-x86-64-linux-gnu cpp-$v cpp-$v-x86-64-linux-gnu libgcc-$v-dev
+done)
+	binutils binutils-x86-64-linux-gnu libbinutils libctf0 libctf-nobfd0
 	libsframe3 libgprofng0 libjansson4 libxxhash0 libisl23 libmpc3 libmpfr6 libgmp10
 	libc6 libc6-dev linux-libc-dev libcrypt1 libcrypt-dev libstdc++6 libgcc-s1 libzstd1
 	zlib1g libgomp1 libitm1 libatomic1 libasan8 liblsan0 libtsan2 libubsan1 libhwasan0
 	libquadmath0 libcc1-0
 	clang-21 libclang-cpp21 libllvm21 libclang-common-21-dev llvm-21-linker-tools libffi8
 	libedit2 libz3-4 libxml2-16 libtinfo6 libbsd0 libmd0 libicu78 liblzma5 libncursesw6"
+# the compilers of cc-sid, each answering --version
+ccsid_runs() {
+	local v dir=$CACHE/cc-sid
+	for v in $CC_SID_GCCS; do
+		"$dir/bin/gcc-$v" --version >/dev/null 2>&1 || return 1
+	done
+	"$dir/bin/clang-21" --version >/dev/null 2>&1
+}
 ccsid() {
-	local dir=$CACHE/cc-sid
-	if [ -x "$dir/bin/gcc-16" ] && [ -x "$dir/bin/clang-21" ] &&
-		"$dir/bin/gcc-16" --version >/dev/null 2>&1; then
-		return 0
-	fi
-	log "fetching gcc-16 and clang-21 from sid"
+	local dir=$CACHE/cc-sid v
+	ccsid_runs && return 0
+	log "fetching gcc-${CC_SID_GCCS// /, gcc-} and clang-21 from sid"
 	sid_source
 	# shellcheck disable=SC2086
 	unpack_debs "$dir" sid $CC_SID_DEBS
 	mkdir -p "$dir/bin"
-	cat >"$dir/bin/gcc-16" <<'WRAP'
+	for v in $CC_SID_GCCS; do
+		sed "s/@V@/$v/" >"$dir/bin/gcc-$v" <<'WRAP'
 #!/bin/sh
 d=$(dirname "$(readlink -f "$0")")/..
 l=$d/usr/lib/x86_64-linux-gnu
 case " $* " in
 *" -c "* | *" --version "*)
-	exec "$l/ld-linux-x86-64.so.2" --library-path "$l" "$d/usr/bin/x86_64-linux-gnu-gcc-16" \
+	exec "$l/ld-linux-x86-64.so.2" --library-path "$l" "$d/usr/bin/x86_64-linux-gnu-gcc-@V@" \
 		-wrapper "$l/ld-linux-x86-64.so.2,--library-path,$l" -B "$d/usr/bin/" \
 		--sysroot="$d" "$@" ;;
 esac
 exec gcc --sysroot="$d" "$@"
 WRAP
+		chmod +x "$dir/bin/gcc-$v"
+	done
 	cat >"$dir/bin/clang-21" <<'WRAP'
 #!/bin/sh
 d=$(dirname "$(readlink -f "$0")")/..
@@ -231,9 +245,8 @@ case " $* " in
 esac
 exec gcc --sysroot="$d" "$@"
 WRAP
-	chmod +x "$dir/bin/gcc-16" "$dir/bin/clang-21"
-	"$dir/bin/gcc-16" --version >/dev/null || { log "sid's gcc-16 does not run"; exit 1; }
-	"$dir/bin/clang-21" --version >/dev/null || { log "sid's clang-21 does not run"; exit 1; }
+	chmod +x "$dir/bin/clang-21"
+	ccsid_runs || { log "sid's compilers do not run"; exit 1; }
 }
 
 # kernel NAME META [SUITE] : extract the vmlinux of the package META (from

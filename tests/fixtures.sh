@@ -6,7 +6,7 @@
 # Usage: tests/fixtures.sh DWARF2BTF BTFDIFF WORKDIR CC OPT DWARFVER [VARIANT]
 #   e.g. tests/fixtures.sh build/dwarf2btf build/btfdiff \
 #            build/tests/fixtures_gcc_O2_dwarf5 gcc 2 5
-# CC is gcc, clang, or sid's gcc-16 or clang-21 (tests/fetch.sh ccsid), or
+# CC is gcc, clang, or sid's gcc-13 to gcc-16 or clang-21 (tests/fetch.sh ccsid), or
 # gcc-ARCH or clang-ARCH for Debian 12's cross compilers (tests/fetch.sh
 # cross; clang --target with their binutils and C library), ARCH one of
 # arm64, armhf, riscv64, ppc64el, s390x.
@@ -62,7 +62,7 @@ mkdir -p "$WORKDIR"
 # the objcopy that can write the fixture's machine, for the in-place runs
 objcopies=(objcopy llvm-objcopy)
 case $CC in
-gcc-16 | clang-21)
+gcc-1[3-6] | clang-21)
 	"$here/fetch.sh" ccsid
 	CC=$CACHE/cc-sid/bin/$CC
 	;;
