@@ -80,9 +80,10 @@ struct sec_vars {
 };
 
 /*
- * Values by address, for addresses inside .debug_str (read-only while we run,
- * so an address always names the same string): open addressing, Fibonacci
- * hashed. Used for names' BTF string offsets and for ELF function look-ups.
+ * Values by key: an address inside .debug_str (read-only while we run, so
+ * an address always names the same string), or a short name's bytes; open
+ * addressing, Fibonacci hashed. The writer's names' BTF string offsets
+ * (btf_encoder_names.c).
  */
 struct addr_slot {
 	const void *key; /* NULL: free */

@@ -4,11 +4,13 @@
  * location lists of DWARF 4 (.debug_loc) and 5 (.debug_loclists) walked
  * entry by entry (dr_attr__for_each_location); see dwarf_reader.h.
  *
- * Each operation is decoded with its first operand, and the block of
- * DW_OP_entry_value and DW_OP_implicit_value, which is what the parameter
- * locations (param_locations.c) and variable addresses need. Every read is
- * bounds-checked through the reader's cursor (dwarf_reader_rd.h); a
- * truncated or unknown operation, or a malformed list, is -EINVAL.
+ * Each operation is decoded with the operand its users need (the first; for
+ * the deref_type operations, the type), and the block of DW_OP_entry_value,
+ * DW_OP_implicit_value and the const_type operations: what parameter
+ * locations (param_locations.c), variable addresses and DWARF 2 member
+ * offsets (die_walk.c) need. Every read is bounds-checked through the
+ * reader's cursor (dwarf_reader_rd.h); a truncated or unknown operation,
+ * or a malformed list, is -EINVAL.
  */
 #include <dwarf.h>
 #include <errno.h>

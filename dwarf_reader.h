@@ -211,8 +211,8 @@ int dr_cu__addrx(const struct dr_cu *cu, uint64_t idx, uint64_t *addr);
  */
 struct dr_op {
 	uint8_t atom;
-	uint64_t number;	       /* first operand (addresses, indexes, constants) */
-	const uint8_t *block;	       /* DW_OP_entry_value / implicit_value block */
+	uint64_t number;	       /* the operand used (addresses, indexes, constants, types) */
+	const uint8_t *block;	       /* entry_value, implicit_value, const_type block */
 	size_t block_len;
 };
 
