@@ -93,6 +93,18 @@ int dr_expr__decode(const struct dr_cu *cu, const uint8_t *expr, size_t len, str
 	return r.bad ? -EINVAL : n;
 }
 
+/* the @len-byte expression of a list entry at @r, passed to @fn: fn's value, or -EINVAL */
+static int loc_entry(struct rd *r, uint64_t len, int (*fn)(void *, const uint8_t *, size_t),
+		     void *ctx)
+{
+	const uint8_t *expr = r->p;
+
+	rd_skip(r, len);
+	if (r->bad)
+		return -EINVAL;
+	return fn(ctx, expr, (size_t)len);
+}
+
 static int loc_v4_for_each(const struct dr_cu *cu, uint64_t off,
 			   int (*fn)(void *, const uint8_t *, size_t), void *ctx)
 {
@@ -101,8 +113,7 @@ static int loc_v4_for_each(const struct dr_cu *cu, uint64_t off,
 	uint64_t max = asz == 8 ? ~(uint64_t)0 : 0xffffffffu;
 
 	for (;;) {
-		uint64_t begin = rd_fixed(&r, asz), end = rd_fixed(&r, asz), len;
-		const uint8_t *expr;
+		uint64_t begin = rd_fixed(&r, asz), end = rd_fixed(&r, asz);
 		int ret;
 
 		if (r.bad)
@@ -111,12 +122,7 @@ static int loc_v4_for_each(const struct dr_cu *cu, uint64_t off,
 			return 0;
 		if (begin == max)
 			continue; /* base address selection */
-		len = rd_fixed(&r, 2);
-		expr = r.p;
-		rd_skip(&r, len);
-		if (r.bad)
-			return -EINVAL;
-		ret = fn(ctx, expr, (size_t)len);
+		ret = loc_entry(&r, rd_fixed(&r, 2), fn, ctx);
 		if (ret)
 			return ret;
 	}
@@ -130,8 +136,6 @@ static int loc_v5_for_each(const struct dr_cu *cu, uint64_t off,
 
 	for (;;) {
 		uint8_t kind = (uint8_t)rd_fixed(&r, 1);
-		uint64_t len;
-		const uint8_t *expr;
 		int ret;
 
 		switch (kind) {
@@ -146,12 +150,7 @@ static int loc_v5_for_each(const struct dr_cu *cu, uint64_t off,
 		case DW_LLE_start_length: rd_fixed(&r, asz); rd_uleb(&r); break;
 		default: return -EINVAL;
 		}
-		len = rd_uleb(&r);
-		expr = r.p;
-		rd_skip(&r, len);
-		if (r.bad)
-			return -EINVAL;
-		ret = fn(ctx, expr, (size_t)len);
+		ret = loc_entry(&r, rd_uleb(&r), fn, ctx);
 		if (ret)
 			return ret;
 	}
