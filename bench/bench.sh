@@ -10,7 +10,8 @@
 # Usage: bash bench/bench.sh [--runs N] [--jobs "1 2 N"] [--kernels "6.1 6.12 7.2"]
 #                            [--module-tree ROUNDS] [--out FILE] [--build DIR]
 #        bash bench/bench.sh --pack DIR [--kernels ...] [--build DIR]
-#        bash bench/bench.sh --packed DIR --out FILE [--runs N] [--jobs ...]
+#        bash bench/bench.sh --packed DIR [--packed DIR] [--out FILE] [--runs N]
+#                            [--jobs ...] [--module-tree ROUNDS]
 #        bash bench/bench.sh --results FILE [--out FILE]
 #
 #   --runs N       timed runs per tool, kernel and -j value (default 5); the
@@ -20,8 +21,9 @@
 #                  (default all three)
 #   --module-tree ROUNDS
 #                  also time bench/module-tree.sh (7.2's 1,018 modules, a
-#                  process each, $(nproc) at once) for ROUNDS rounds; not
-#                  with --packed (the tree is 2 GB)
+#                  process each, $(nproc) at once) for ROUNDS rounds; with
+#                  --packed, by the packed dwarf2btf, where the tree can be
+#                  fetched (it is 2 GB: not on the 16-core machine)
 #   --out FILE     Markdown file to write (default Documentation/performance.md
 #                  in the repository). Each machine size has its own region:
 #                  only the one between "<!-- bench:begin Ncpu -->" and
@@ -44,16 +46,22 @@
 #                  (unpacked with python3, so no xz or tar is needed), without
 #                  installing or building; timing through /usr/bin/time, or
 #                  python3's wait4() if it is missing; no plot if gnuplot is
-#                  missing.
+#                  missing. Given more than once: the kernels of every DIR,
+#                  whose programs must be the same bytes.
 #   --results FILE only report: the Markdown section and plot from the raw
 #                  results of an earlier run (its performance-results-*.txt)
 #
-# On a 16-core machine without Debian packages or network, which takes at
-# most 64 MiB of working tree (one packed kernel at a time):
-#   bash bench/bench.sh --pack .scaling --kernels 6.1   # here, once
-#   bash bench/bench.sh --packed .scaling --out $OUT/performance.md \
-#       --jobs "1 2 4 8 16"                             # there, carry .scaling
-# then here: bash bench/bench.sh --results FETCHED/performance-results-16cpu.txt
+# The 2-CPU and 16-CPU tables on the same input, where the 16-core machine
+# has neither Debian packages nor network and takes at most 64 MiB of
+# working tree (one packed kernel a call):
+#   bash bench/bench.sh --pack .scaling/6.1 --kernels 6.1    # here, once
+#   bash bench/bench.sh --pack .scaling/7.2 --kernels 7.2    # per kernel
+#   bash bench/bench.sh --packed .scaling/6.1 --out $OUT/6.1/performance.md \
+#       --jobs "1 2 4 8 16"              # there, carrying .scaling/6.1; then 7.2
+#   bash bench/bench.sh --results F/6.1/performance-results-16cpu.txt \
+#       --results F/7.2/performance-results-16cpu.txt    # here, F: fetched
+#   bash bench/bench.sh --packed .scaling/6.1 --packed .scaling/7.2 \
+#       --jobs "1 2" --module-tree 3                     # here, 2 CPUs
 #
 set -euo pipefail
 
@@ -66,7 +74,7 @@ tree_rounds=0
 out=$top/Documentation/performance.md
 build=$top/build-bench
 pack=
-packed=
+packed=()
 from_results=()
 CACHE=${DWARF2BTF_CACHE:-/var/cache/dwarf2btf}
 
@@ -82,18 +90,18 @@ while [ $# -gt 0 ]; do
 	--out) out=${2:?}; shift 2 ;;
 	--build) build=${2:?}; shift 2 ;;
 	--pack) pack=${2:?}; shift 2 ;;
-	--packed) packed=${2:?}; shift 2 ;;
+	--packed) packed+=("${2:?}"); shift 2 ;;
 	--results) from_results+=("${2:?}"); shift 2 ;;
 	-h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 	*) die "unknown argument: $1 (see --help)" ;;
 	esac
 done
 modes=0
-for m in "$pack" "$packed" "${from_results[*]}"; do [ -z "$m" ] || modes=$((modes + 1)); done
+for m in "$pack" "${packed[*]}" "${from_results[*]}"; do [ -z "$m" ] || modes=$((modes + 1)); done
 [ $modes -le 1 ] || die "--pack, --packed and --results exclude each other"
 [[ $runs =~ ^[1-9][0-9]*$ ]] || die "--runs wants a positive number"
 [[ $tree_rounds =~ ^[0-9]+$ ]] || die "--module-tree wants a number of rounds"
-[ "$tree_rounds" -eq 0 ] || [ -z "$packed$pack" ] || die "--module-tree is measured here, not --packed"
+[ "$tree_rounds" -eq 0 ] || [ -z "$pack${from_results[*]}" ] || die "--module-tree measures: not with --pack or --results"
 read -ra jobs <<<"$jobs"
 [ ${#jobs[@]} -gt 0 ] || die "--jobs wants at least one number"
 for j in "${jobs[@]}"; do [[ $j =~ ^[1-9][0-9]*$ ]] || die "--jobs wants numbers: ${jobs[*]}"; done
@@ -121,7 +129,7 @@ declare -A vmlinux=() package=()
 
 # --- dependencies and build (not with --packed or --results) ----------------
 build_cmds=()
-if [ -z "$packed${from_results[*]}" ]; then
+if [ -z "${packed[*]}${from_results[*]}" ]; then
 	for what in deps pahole130 pahole124 "${kernels[@]/#/kernel}"; do
 		"$top/tests/fetch.sh" "${what//./}"
 	done
@@ -221,16 +229,26 @@ if [ -n "$pack" ]; then
 fi
 
 # --- --packed: unpack ---------------------------------------------------------
-if [ -n "$packed" ]; then
-	[ -f "$packed/manifest" ] || die "$packed: no manifest (made by --pack?)"
-	log "unpacking $packed"
-	python3 "$top/bench/unpack.py" "$packed" "$tmp"
-	mapfile -t kernels < <(sed -n 's/^package \([^ ]*\) .*/\1/p' "$packed/manifest")
-	for k in "${kernels[@]}"; do
-		vmlinux[$k]=$tmp/vmlinux-$k
-		package[$k]="$(sed -n "s/^package $k //p" "$packed/manifest"), packed"
+if [ ${#packed[@]} -gt 0 ]; then
+	kernels=()
+	for i in "${!packed[@]}"; do
+		dir=${packed[$i]} u=$tmp/packed$i
+		[ -f "$dir/manifest" ] || die "$dir: no manifest (made by --pack?)"
+		log "unpacking $dir"
+		mkdir "$u"
+		python3 "$top/bench/unpack.py" "$dir" "$u"
+		# one set of programs measures every kernel
+		[ "$i" -eq 0 ] || diff -rq "$tmp/packed0/tools" "$u/tools" >&2 ||
+			die "$dir: its programs differ from ${packed[0]}'s (--pack both from one commit)"
+		while read -r k; do
+			[ -z "${vmlinux[$k]:-}" ] || die "$dir: kernel $k is packed twice"
+			kernels+=("$k")
+			vmlinux[$k]=$u/vmlinux-$k
+			package[$k]="$(sed -n "s/^package $k //p" "$dir/manifest"), packed"
+		done < <(sed -n 's/^package \([^ ]*\) .*/\1/p' "$dir/manifest")
+		build_cmds+=("bash bench/bench.sh --pack, made $(sed -n 's/^made //p' "$dir/manifest")")
 	done
-	build_cmds=("bash bench/bench.sh --pack, made $(sed -n 's/^made //p' "$packed/manifest")")
+	ln -s packed0/tools "$tmp/tools"
 	d2b=("$tmp/tools/d2b/run-dwarf2btf")
 	floor=("$tmp/tools/d2b/run-dwarf_walk")
 	p130=$tmp/tools/pahole-1.30/bin/pahole130
@@ -327,7 +345,9 @@ else
 	done
 	if [ "$tree_rounds" -gt 0 ]; then
 		log "the module tree, $tree_rounds round(s)"
-		bash "$top/bench/module-tree.sh" --runs "$tree_rounds" --build "$build" --results "$results" >&2
+		# the dwarf2btf measured above: the packed program is a plain build's
+		bash "$top/bench/module-tree.sh" --runs "$tree_rounds" --build "$(dirname "$(readlink -f "${d2b[0]}")")" \
+			--results "$results" >&2
 	fi
 	cp "$results" "$raw"
 fi
@@ -346,6 +366,12 @@ cell() { echo "$(median "$@" wall) s, $(median "$@" cpu) s, $(median "$@" rss) M
 
 # note KEY : the "# KEY: value" line of the results
 note() { sed -n "s/^# $1: //p" "$results" | head -n1; }
+# notes KEY [FORMAT] : every distinct value of KEY, each printf'd with FORMAT,
+# joined by "and" (results joined from several runs by --results)
+notes() {
+	sed -n "s/^# $1: //p" "$results" |
+		awk -v f="${2:-%s}" '!seen[$0]++ { printf((n++ ? " and " : "") f, $0) }'
+}
 mapfile -t kernels < <(awk '!/^#/ && $1 != "tree" { print $1 }' "$results" | sort -Vu)
 [ ${#kernels[@]} -gt 0 ] || die "no measurements in the results"
 runs=$(note runs)
@@ -364,9 +390,10 @@ plotdata=$tmp/scaling.dat
 	echo
 	echo "## ${tag%cpu} CPUs: dwarf2btf against pahole 1.30"
 	echo
-	echo "* date: $(note date); code: $(note code); command: \`$(note command)\`"
+	# shellcheck disable=SC2016 # backquotes are Markdown here
+	echo "* date: $(notes date); code: $(notes code); command: $(notes command '`%s`')"
 	[ ${#from_results[@]} -eq 0 ] || echo "* reported by: \`$cmdline\`"
-	echo "* machine: $(note machine)"
+	echo "* machine: $(notes machine)"
 	for k in "${kernels[@]}"; do
 		echo "* $k: $(note "input $k"); flags \`$(note "flags $k")\`"
 	done
@@ -374,7 +401,7 @@ plotdata=$tmp/scaling.dat
 		[ -z "$(note dropped124)" ] || echo " (it rejects \`$(note dropped124)\`)")"
 	echo "* floor: \`dwarf_walk -jN\` (bench/dwarf_walk.c: every DIE's tag and attributes read"
 	echo "  with libdw, parallel over CUs, nothing else)"
-	[ -z "$(note builds)" ] || echo "* builds: $(note builds)"
+	[ -z "$(note builds)" ] || echo "* builds: $(notes builds)"
 	echo "* method: median of $runs run(s) per cell, programs round-robin, each under"
 	echo "  \`/usr/bin/time\` (or python3's \`wait4()\`); CPU is user + sys; RSS the maximum resident"
 	echo "  set. Every dwarf2btf output was \`cmp\`-checked to equal pahole 1.30's."
