@@ -46,7 +46,8 @@
 #                  (unpacked with python3, so no xz or tar is needed), without
 #                  installing or building; timing through /usr/bin/time, or
 #                  python3's wait4() if it is missing; no plot if gnuplot is
-#                  missing. Given more than once: the kernels of every DIR,
+#                  missing (nor for fewer than three -j values: a line of
+#                  two points shows no scaling). Given more than once: the kernels of every DIR,
 #                  whose programs must be the same bytes.
 #   --results FILE only report: the Markdown section and plot from the raw
 #                  results of an earlier run (its performance-results-*.txt)
@@ -382,6 +383,9 @@ png=$(dirname "$out")/performance-scaling-$tag.png
 # results fetched from another machine are kept next to the report as well
 [ ${#from_results[@]} -eq 0 ] || cp "$results" "$(dirname "$out")/performance-results-$tag.txt"
 section=$tmp/section.md
+plot=
+[ "$(awk '!/^#/ && $1 != "tree" { print $2 }' "$results" | sort -u | wc -l)" -lt 3 ] ||
+	! command -v gnuplot >/dev/null || plot=yes
 plotdata=$tmp/scaling.dat
 : >"$plotdata"
 {
@@ -440,7 +444,7 @@ plotdata=$tmp/scaling.dat
 		sed -n "s/^# phases $k: dwarf2btf: /$k: /p" "$results"
 	done
 	echo '```'
-	if command -v gnuplot >/dev/null; then
+	if [ -n "$plot" ]; then
 		echo
 		echo "![wall time against -j](performance-scaling-$tag.png)"
 	fi
@@ -448,8 +452,8 @@ plotdata=$tmp/scaling.dat
 	echo "<!-- bench:end $tag -->"
 } >"$section"
 
-command -v gnuplot >/dev/null || log "no gnuplot: no plot"
-command -v gnuplot >/dev/null && gnuplot <<PLOT
+[ -n "$plot" ] || log "no plot: gnuplot missing, or fewer than three -j values"
+[ -z "$plot" ] || gnuplot <<PLOT
 set terminal pngcairo size 800,500 font ",10" noenhanced
 set output "$png"
 set title "BTF encoding of a vmlinux on ${tag%cpu} CPUs: wall time, median of $runs"
@@ -488,4 +492,4 @@ else
 fi
 
 sed '/^<!--/d; /^!\[/d' "$section"
-log "wrote $out$(command -v gnuplot >/dev/null && echo " and $png")"
+log "wrote $out${plot:+ and $png}"
