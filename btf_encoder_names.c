@@ -49,7 +49,7 @@ static uint32_t addr_hash(const struct addr_cache *c, const void *key)
 }
 
 /* @key's slot: its entry, or the free slot it would take; c->cap > 0 */
-static struct addr_slot *addr_cache__slot(const struct addr_cache *c, const void *key)
+static struct addr_slot *addr_cache_slot(const struct addr_cache *c, const void *key)
 {
 	uint32_t h;
 
@@ -60,17 +60,17 @@ static struct addr_slot *addr_cache__slot(const struct addr_cache *c, const void
 }
 
 /* @key's value, or NULL if it has none */
-static const uintptr_t *addr_cache__find(const struct addr_cache *c, const void *key)
+static const uintptr_t *addr_cache_find(const struct addr_cache *c, const void *key)
 {
 	const struct addr_slot *slot;
 
 	if (!c->cap)
 		return NULL;
-	slot = addr_cache__slot(c, key);
+	slot = addr_cache_slot(c, key);
 	return slot->key ? &slot->val : NULL;
 }
 
-static void addr_cache__clear(struct addr_cache *c)
+static void addr_cache_clear(struct addr_cache *c)
 {
 	if (c->cap)
 		memset(c->slots, 0, c->cap * sizeof(*c->slots));
@@ -78,14 +78,14 @@ static void addr_cache__clear(struct addr_cache *c)
 }
 
 /* start loading @key's slot: look-ups are cache misses, several overlap */
-static void addr_cache__prefetch(const struct addr_cache *c, const void *key)
+static void addr_cache_prefetch(const struct addr_cache *c, const void *key)
 {
 	if (c->cap)
 		__builtin_prefetch(&c->slots[addr_hash(c, key)]);
 }
 
 /* add @key, which has no value yet */
-static int addr_cache__add(struct addr_cache *c, const void *key, uintptr_t val)
+static int addr_cache_add(struct addr_cache *c, const void *key, uintptr_t val)
 {
 	if ((c->nr + 1) * 2 > c->cap) {
 		struct addr_cache n = { .cap = c->cap ? c->cap * 2 : 1 << 12 };
@@ -96,12 +96,12 @@ static int addr_cache__add(struct addr_cache *c, const void *key, uintptr_t val)
 			return -ENOMEM;
 		for (i = 0; i < c->cap; i++)
 			if (c->slots[i].key)
-				*addr_cache__slot(&n, c->slots[i].key) = c->slots[i];
+				*addr_cache_slot(&n, c->slots[i].key) = c->slots[i];
 		free(c->slots);
 		c->slots = n.slots;
 		c->cap = n.cap;
 	}
-	*addr_cache__slot(c, key) = (struct addr_slot){ key, val };
+	*addr_cache_slot(c, key) = (struct addr_slot){ key, val };
 	c->nr++;
 	return 0;
 }
@@ -110,7 +110,7 @@ static int addr_cache__add(struct addr_cache *c, const void *key, uintptr_t val)
 void enc__str_prefetch(const struct btf_encoder *enc, const char *s)
 {
 	if (in_str_section(enc, s))
-		addr_cache__prefetch(&enc->strs, s);
+		addr_cache_prefetch(&enc->strs, s);
 }
 
 /* @s as a cache key if it has 1-7 bytes (its bytes, NUL-padded), else 0 */
@@ -149,13 +149,13 @@ int enc__str(struct btf_encoder *enc, const char *s)
 			return add_str(enc, s);
 		c = &enc->short_strs;
 	}
-	cached = addr_cache__find(c, key);
+	cached = addr_cache_find(c, key);
 	if (cached)
 		return (int)*cached;
 	off = *s ? add_str(enc, s) : 0;
 	if (off < 0)
 		return off;
-	if (addr_cache__add(c, key, (uintptr_t)off))
+	if (addr_cache_add(c, key, (uintptr_t)off))
 		return -ENOMEM;
 	return off;
 }
@@ -163,8 +163,8 @@ int enc__str(struct btf_encoder *enc, const char *s)
 /* the cached names forgotten: a new batch has string offsets of its own */
 void enc__strs_clear(struct btf_encoder *enc)
 {
-	addr_cache__clear(&enc->strs);
-	addr_cache__clear(&enc->short_strs);
+	addr_cache_clear(&enc->strs);
+	addr_cache_clear(&enc->short_strs);
 }
 
 /* ... and their memory given back, once no batch is written any more */

@@ -280,8 +280,9 @@ int elf_btf__write_in_place(const char *name, const void *btf, size_t size)
 	/* a symbolic link: change the file it points to, as objcopy does */
 	path = realpath(name, NULL);
 	if (!path) {
-		pr_warn("%s: %s\n", name, strerror(errno));
-		return -errno;
+		err = -errno;
+		pr_warn("%s: %s\n", name, strerror(-err));
+		return err;
 	}
 	in = open(path, O_RDONLY | O_CLOEXEC);
 	if (in < 0 || fstat(in, &st) < 0) {

@@ -206,7 +206,7 @@ static int run_open(struct run *r, const char *path)
 
 	err = inputs_open(path, conf, &r->dl, &r->es);
 	/* pahole 1.32: a file without DWARF has nothing to encode, and that is no error */
-	if (err == -ENODATA && conf->pahole >= 132)
+	if (err == -ENODATA && !r->dl && conf->pahole >= 132)
 		return 0;
 	if (err || !r->dl)
 		return err;
@@ -262,6 +262,7 @@ static int run_write(struct run *r, const char *path)
 	return data ? elf_btf__write_in_place(path, data, size) : -ENOMEM;
 }
 
+/* -V's last line: what the encoder counted, and its helper threads' CPU */
 static void run_report_stats(const struct run *r)
 {
 	struct btf_encoder_stats stats;
