@@ -213,6 +213,11 @@ ccsid_runs() {
 ccsid() {
 	local dir=$CACHE/cc-sid v
 	ccsid_runs && return 0
+	# one unpack at a time: fixture tests running at once each ask for it
+	mkdir -p "$CACHE"
+	exec 9>"$CACHE/.cc-sid.lock"
+	flock 9
+	ccsid_runs && return 0
 	log "fetching gcc-${CC_SID_GCCS// /, gcc-} and clang-21 from sid"
 	sid_source
 	# shellcheck disable=SC2086
@@ -359,8 +364,8 @@ ARCH_MODULE_PATTERNS=(
 arch_kernel() {
 	local key=$1 arch=${1%%-*} out=$CACHE/linux-$1 entry meta suite sel pkg tmp
 	[ -f "$out/vmlinux" ] && [ -d "$out/modules" ] && return 0
-	entry=$(echo $ARCH_KERNELS | tr ' ' '\n' | grep "^$key:") ||
-		{ log "no kernel known as $key (ARCH-VERSION: ${ARCH_KEYS// /, })"; exit 2; }
+	entry=$(echo $ARCH_KERNELS | tr ' ' '\n' | awk -F: -v k="$key" '$1 == k')
+	[ -n "$entry" ] || { log "no kernel known as $key (ARCH-VERSION: ${ARCH_KEYS// /, })"; exit 2; }
 	meta=$(echo "$entry" | cut -d: -f2)
 	suite=$(echo "$entry" | cut -d: -f3)
 	# bookworm's: this machine's own sources, bookworm-security's update included
@@ -379,6 +384,11 @@ arch_kernel() {
 		awk '/Depends: linux-image-.*-dbg/ { print $2; exit }')
 	[ -n "$pkg" ] || { log "cannot resolve $meta:$arch$sel"; exit 1; }
 	pkg=${pkg%:"$arch"}
+	# the metapackage of a suite may move on to another kernel
+	case $pkg in
+	linux-image-"${key#*-}".*) ;;
+	*) log "$meta:$arch$sel is $pkg now, not a ${key#*-} kernel"; exit 1 ;;
+	esac
 	log "fetching $pkg:$arch (large)"
 	tmp=$(mktemp -d)
 	chmod 755 "$tmp"
