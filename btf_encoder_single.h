@@ -34,7 +34,7 @@ struct btf_encoder_stats {
 	uint32_t nr_vars;
 	uint32_t nr_types_pre_dedup; /* the stream, including void */
 	uint32_t nr_protos_shared; /* of those, functions' FUNC_PROTOs not added */
-	uint32_t nr_types;	     /* after dedup, including void */
+	uint32_t nr_types; /* after dedup, including void */
 	double writer_cpu_s; /* CPU time of the writer thread */
 	struct btf_batches_stats batches; /* all 0: one BTF, deduplicated once */
 };

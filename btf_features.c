@@ -24,17 +24,19 @@
 
 struct btf_feature {
 	const char *name;
-	size_t offset;	  /* of the bool in struct d2b_conf */
-	bool on_value;	  /* value that means "feature on" */
-	bool is_default;  /* part of "default" */
+	size_t offset; /* of the bool in struct d2b_conf */
+	bool on_value; /* value that means "feature on" */
+	bool is_default; /* part of "default" */
 	unsigned int since; /* first pahole release that has it */
 	unsigned int supported; /* first release reproduced with it, 0: none */
 };
 
 /* a feature of pahole 1.30, and one of @since that dwarf2btf does from release @sup */
+/* clang-format off */
 #define FEATURE(n, field, on, def) FEATURE_SINCE(n, field, on, def, 130, 130)
 #define FEATURE_SINCE(n, field, on, def, since, sup) \
 	{ n, __builtin_offsetof(struct d2b_conf, field), on, def, since, sup }
+/* clang-format on */
 
 /*
  * A feature dwarf2btf does not do for the release reproduced is neither

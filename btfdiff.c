@@ -42,10 +42,10 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
-#define DESC_MAX (64 * 1024)	/* bytes per description, then truncated */
-#define DESC_DEPTH_MAX 32	/* nesting of expanded anonymous types */
-#define ORDER_CONTEXT 2		/* types shown around an order diff */
-#define STR_SHOW_MAX 200	/* chars shown of a differing string */
+#define DESC_MAX (64 * 1024) /* bytes per description, then truncated */
+#define DESC_DEPTH_MAX 32 /* nesting of expanded anonymous types */
+#define ORDER_CONTEXT 2 /* types shown around an order diff */
+#define STR_SHOW_MAX 200 /* chars shown of a differing string */
 
 enum { EXIT_SAME = 0, EXIT_DIFF = 1, EXIT_ERROR = 2 };
 
@@ -61,24 +61,24 @@ struct strbuf {
 struct btf_side {
 	const char *path;
 	struct btf *btf;
-	const char *raw;		/* btf__raw_data(), owned by btf */
+	const char *raw; /* btf__raw_data(), owned by btf */
 	__u32 raw_sz;
 	struct btf_header hdr;
-	__u32 start_id;			/* first compared id */
-	__u32 nr;			/* number of compared types */
-	char **descs;			/* [i] describes start_id + i */
-	char **sorted;			/* the same pointers, sorted */
+	__u32 start_id; /* first compared id */
+	__u32 nr; /* number of compared types */
+	char **descs; /* [i] describes start_id + i */
+	char **sorted; /* the same pointers, sorted */
 };
 
 struct diff_ctx {
 	struct btf *base;
-	unsigned long max;		/* lines per category */
-	struct strbuf sb;		/* scratch for one description */
+	unsigned long max; /* lines per category */
+	struct strbuf sb; /* scratch for one description */
 	struct btf_side a, b;
 	size_t only_a, only_b;
 	bool semantic; /* --semantic: exit 0 when only order differs */
-	__u32 order_id;			/* 0: same order */
-	__u32 rec_id;			/* 0: type records agree */
+	__u32 order_id; /* 0: same order */
+	__u32 rec_id; /* 0: type records agree */
 	bool strs_differ;
 	__u32 str_off;
 	bool hdr_differ;
@@ -87,9 +87,9 @@ struct diff_ctx {
 /* Per-kind facts: name, referenced by name only, record layout. */
 struct kind_info {
 	const char *name;
-	bool named;		/* a reference renders as "KIND 'name'" */
-	__u8 extra;		/* fixed bytes after struct btf_type */
-	__u8 vlen_sz;		/* bytes per vlen entry after that */
+	bool named; /* a reference renders as "KIND 'name'" */
+	__u8 extra; /* fixed bytes after struct btf_type */
+	__u8 vlen_sz; /* bytes per vlen entry after that */
 };
 
 static const struct kind_info kind_infos[] = {
@@ -106,14 +106,11 @@ static const struct kind_info kind_infos[] = {
 	[BTF_KIND_CONST] = { "CONST", false, 0, 0 },
 	[BTF_KIND_RESTRICT] = { "RESTRICT", false, 0, 0 },
 	[BTF_KIND_FUNC] = { "FUNC", true, 0, 0 },
-	[BTF_KIND_FUNC_PROTO] = { "FUNC_PROTO", false, 0,
-				  sizeof(struct btf_param) },
+	[BTF_KIND_FUNC_PROTO] = { "FUNC_PROTO", false, 0, sizeof(struct btf_param) },
 	[BTF_KIND_VAR] = { "VAR", true, sizeof(struct btf_var), 0 },
-	[BTF_KIND_DATASEC] = { "DATASEC", true, 0,
-			       sizeof(struct btf_var_secinfo) },
+	[BTF_KIND_DATASEC] = { "DATASEC", true, 0, sizeof(struct btf_var_secinfo) },
 	[BTF_KIND_FLOAT] = { "FLOAT", true, 0, 0 },
-	[BTF_KIND_DECL_TAG] = { "DECL_TAG", false,
-				sizeof(struct btf_decl_tag), 0 },
+	[BTF_KIND_DECL_TAG] = { "DECL_TAG", false, sizeof(struct btf_decl_tag), 0 },
 	[BTF_KIND_TYPE_TAG] = { "TYPE_TAG", false, 0, 0 },
 	[BTF_KIND_ENUM64] = { "ENUM64", true, 0, sizeof(struct btf_enum64) },
 };
@@ -223,12 +220,11 @@ static const char *linkage_name(__u32 linkage)
 	return linkage < 3 ? names[linkage] : "unknown";
 }
 
-static void desc_type_add(struct diff_ctx *ctx, const struct btf *btf,
-			  const struct btf_type *t, int depth);
+static void desc_type_add(struct diff_ctx *ctx, const struct btf *btf, const struct btf_type *t,
+			  int depth);
 
 /* Append a reference to @id as seen from a description at @depth. */
-static void desc_ref_add(struct diff_ctx *ctx, const struct btf *btf, __u32 id,
-			 int depth)
+static void desc_ref_add(struct diff_ctx *ctx, const struct btf *btf, __u32 id, int depth)
 {
 	const struct btf_type *t;
 
@@ -255,8 +251,8 @@ static void desc_ref_add(struct diff_ctx *ctx, const struct btf *btf, __u32 id,
 	strbuf_addf(&ctx->sb, ")");
 }
 
-static void desc_members_add(struct diff_ctx *ctx, const struct btf *btf,
-			     const struct btf_type *t, int depth)
+static void desc_members_add(struct diff_ctx *ctx, const struct btf *btf, const struct btf_type *t,
+			     int depth)
 {
 	const struct btf_member *m = btf_members(t);
 	__u16 i, vlen = btf_vlen(t);
@@ -264,19 +260,16 @@ static void desc_members_add(struct diff_ctx *ctx, const struct btf *btf,
 	strbuf_addf(&ctx->sb, " size=%u vlen=%u {", t->size, vlen);
 	for (i = 0; i < vlen && !ctx->sb.truncated; i++) {
 		strbuf_addf(&ctx->sb, "%s '%s' bit_off=%u", i ? ";" : "",
-			    type_name(btf, m[i].name_off),
-			    btf_member_bit_offset(t, i));
+			    type_name(btf, m[i].name_off), btf_member_bit_offset(t, i));
 		if (btf_member_bitfield_size(t, i))
-			strbuf_addf(&ctx->sb, " bitfield=%u",
-				    btf_member_bitfield_size(t, i));
+			strbuf_addf(&ctx->sb, " bitfield=%u", btf_member_bitfield_size(t, i));
 		strbuf_addf(&ctx->sb, " ");
 		desc_ref_add(ctx, btf, m[i].type, depth);
 	}
 	strbuf_addf(&ctx->sb, " }");
 }
 
-static void desc_enum_add(struct diff_ctx *ctx, const struct btf *btf,
-			  const struct btf_type *t)
+static void desc_enum_add(struct diff_ctx *ctx, const struct btf *btf, const struct btf_type *t)
 {
 	const struct btf_enum *e = btf_enum(t);
 	const struct btf_enum64 *e64 = btf_enum64(t);
@@ -287,9 +280,8 @@ static void desc_enum_add(struct diff_ctx *ctx, const struct btf *btf,
 	strbuf_addf(&ctx->sb, " size=%u vlen=%u {", t->size, vlen);
 	for (i = 0; i < vlen && !ctx->sb.truncated; i++) {
 		v = is64 ? btf_enum64_value(&e64[i]) : (__u64)(__u32)e[i].val;
-		strbuf_addf(&ctx->sb, " '%s'=",
-			    type_name(btf, is64 ? e64[i].name_off :
-						  e[i].name_off));
+		strbuf_addf(&ctx->sb,
+			    " '%s'=", type_name(btf, is64 ? e64[i].name_off : e[i].name_off));
 		if (!btf_kflag(t))
 			strbuf_addf(&ctx->sb, "%llu", (unsigned long long)v);
 		else if (is64)
@@ -300,24 +292,23 @@ static void desc_enum_add(struct diff_ctx *ctx, const struct btf *btf,
 	strbuf_addf(&ctx->sb, " }");
 }
 
-static void desc_params_add(struct diff_ctx *ctx, const struct btf *btf,
-			    const struct btf_type *t, int depth)
+static void desc_params_add(struct diff_ctx *ctx, const struct btf *btf, const struct btf_type *t,
+			    int depth)
 {
 	const struct btf_param *p = btf_params(t);
 	__u16 i, vlen = btf_vlen(t);
 
 	strbuf_addf(&ctx->sb, " (");
 	for (i = 0; i < vlen && !ctx->sb.truncated; i++) {
-		strbuf_addf(&ctx->sb, "%s'%s' ", i ? ", " : "",
-			    type_name(btf, p[i].name_off));
+		strbuf_addf(&ctx->sb, "%s'%s' ", i ? ", " : "", type_name(btf, p[i].name_off));
 		desc_ref_add(ctx, btf, p[i].type, depth);
 	}
 	strbuf_addf(&ctx->sb, ") -> ");
 	desc_ref_add(ctx, btf, t->type, depth);
 }
 
-static void desc_secinfos_add(struct diff_ctx *ctx, const struct btf *btf,
-			      const struct btf_type *t, int depth)
+static void desc_secinfos_add(struct diff_ctx *ctx, const struct btf *btf, const struct btf_type *t,
+			      int depth)
 {
 	const struct btf_var_secinfo *v = btf_var_secinfos(t);
 	__u16 i, vlen = btf_vlen(t);
@@ -326,15 +317,14 @@ static void desc_secinfos_add(struct diff_ctx *ctx, const struct btf *btf,
 	for (i = 0; i < vlen && !ctx->sb.truncated; i++) {
 		strbuf_addf(&ctx->sb, "%s ", i ? ";" : "");
 		desc_ref_add(ctx, btf, v[i].type, depth);
-		strbuf_addf(&ctx->sb, " off=%u size=%u", v[i].offset,
-			    v[i].size);
+		strbuf_addf(&ctx->sb, " off=%u size=%u", v[i].offset, v[i].size);
 	}
 	strbuf_addf(&ctx->sb, " }");
 }
 
 /* Append the full description of @t: "KIND 'name' [kflag=1] details". */
-static void desc_type_add(struct diff_ctx *ctx, const struct btf *btf,
-			  const struct btf_type *t, int depth)
+static void desc_type_add(struct diff_ctx *ctx, const struct btf *btf, const struct btf_type *t,
+			  int depth)
 {
 	struct strbuf *sb = &ctx->sb;
 	__u16 kind = btf_kind(t);
@@ -342,14 +332,12 @@ static void desc_type_add(struct diff_ctx *ctx, const struct btf *btf,
 
 	if (sb->truncated || sb->err)
 		return;
-	strbuf_addf(sb, "%s '%s'%s", kind_name(kind),
-		    type_name(btf, t->name_off),
+	strbuf_addf(sb, "%s '%s'%s", kind_name(kind), type_name(btf, t->name_off),
 		    btf_kflag(t) ? " kflag=1" : "");
 	switch (kind) {
 	case BTF_KIND_INT:
-		strbuf_addf(sb, " size=%u bits_off=%u nr_bits=%u enc=%#x",
-			    t->size, btf_int_offset(t), btf_int_bits(t),
-			    btf_int_encoding(t));
+		strbuf_addf(sb, " size=%u bits_off=%u nr_bits=%u enc=%#x", t->size,
+			    btf_int_offset(t), btf_int_bits(t), btf_int_encoding(t));
 		break;
 	case BTF_KIND_FLOAT:
 		strbuf_addf(sb, " size=%u", t->size);
@@ -381,13 +369,11 @@ static void desc_type_add(struct diff_ctx *ctx, const struct btf *btf,
 		has_ref = true;
 		break;
 	case BTF_KIND_VAR:
-		strbuf_addf(sb, " linkage=%s",
-			    linkage_name(btf_var(t)->linkage));
+		strbuf_addf(sb, " linkage=%s", linkage_name(btf_var(t)->linkage));
 		has_ref = true;
 		break;
 	case BTF_KIND_DECL_TAG:
-		strbuf_addf(sb, " component_idx=%d",
-			    btf_decl_tag(t)->component_idx);
+		strbuf_addf(sb, " component_idx=%d", btf_decl_tag(t)->component_idx);
 		has_ref = true;
 		break;
 	case BTF_KIND_PTR:
@@ -452,8 +438,8 @@ static void side_free(struct btf_side *side)
 }
 
 /* Raw bytes of @btf and a copy of their header; 0 or -errno. */
-static int raw_header_get(const struct btf *btf, struct btf_header *hdr,
-			  const char **raw, __u32 *raw_sz)
+static int raw_header_get(const struct btf *btf, struct btf_header *hdr, const char **raw,
+			  __u32 *raw_sz)
 {
 	const char *data;
 	__u32 sz;
@@ -473,8 +459,8 @@ static int side_load(struct diff_ctx *ctx, struct btf_side *side)
 {
 	int err;
 
-	side->btf = ctx->base ? btf__parse_split(side->path, ctx->base) :
-				btf__parse(side->path, NULL);
+	side->btf =
+		ctx->base ? btf__parse_split(side->path, ctx->base) : btf__parse(side->path, NULL);
 	if (!side->btf)
 		return errno ? -errno : -EINVAL;
 	err = raw_header_get(side->btf, &side->hdr, &side->raw, &side->raw_sz);
@@ -523,8 +509,7 @@ static void order_context_print(const struct btf_side *s, char tag, __u32 idx)
 	__u32 i = idx > ORDER_CONTEXT ? idx - ORDER_CONTEXT : 0;
 
 	for (; i < s->nr && i <= idx + ORDER_CONTEXT; i++)
-		printf("  %c [%u]%s %s\n", tag, s->start_id + i,
-		       i == idx ? "*" : "", s->descs[i]);
+		printf("  %c [%u]%s %s\n", tag, s->start_id + i, i == idx ? "*" : "", s->descs[i]);
 }
 
 /* Same multiset, same count: find the first id whose descriptions differ. */
@@ -541,8 +526,8 @@ static void order_compare(struct diff_ctx *ctx)
 		return;
 	}
 	ctx->order_id = a->start_id + i;
-	printf("first order difference at id %u: A: %s / B: %s\n",
-	       ctx->order_id, a->descs[i], b->descs[i]);
+	printf("first order difference at id %u: A: %s / B: %s\n", ctx->order_id, a->descs[i],
+	       b->descs[i]);
 	if (!ctx->max)
 		return;
 	order_context_print(a, 'A', i);
@@ -558,15 +543,14 @@ static void records_compare(struct diff_ctx *ctx)
 	for (i = 0; i < ctx->a.nr; i++) {
 		ta = btf__type_by_id(ctx->a.btf, ctx->a.start_id + i);
 		tb = btf__type_by_id(ctx->b.btf, ctx->b.start_id + i);
-		if (type_rec_size(ta) != type_rec_size(tb) ||
-		    memcmp(ta, tb, type_rec_size(ta)))
+		if (type_rec_size(ta) != type_rec_size(tb) || memcmp(ta, tb, type_rec_size(ta)))
 			break;
 	}
 	if (i == ctx->a.nr)
 		return;
 	ctx->rec_id = ctx->a.start_id + i;
-	printf("type records differ at id %u (name_off A=%u B=%u): %s\n",
-	       ctx->rec_id, ta->name_off, tb->name_off, ctx->a.descs[i]);
+	printf("type records differ at id %u (name_off A=%u B=%u): %s\n", ctx->rec_id, ta->name_off,
+	       tb->name_off, ctx->a.descs[i]);
 }
 
 static void string_print(const struct btf_side *s, char tag, __u32 off)
@@ -579,8 +563,7 @@ static void string_print(const struct btf_side *s, char tag, __u32 off)
 		return;
 	}
 	len = strnlen(strs + off, len - off);
-	printf("  %c: \"%.*s\"%s\n", tag,
-	       len > STR_SHOW_MAX ? STR_SHOW_MAX : len, strs + off,
+	printf("  %c: \"%.*s\"%s\n", tag, len > STR_SHOW_MAX ? STR_SHOW_MAX : len, strs + off,
 	       len > STR_SHOW_MAX ? "..." : "");
 }
 
@@ -623,8 +606,8 @@ static void strings_compare(struct diff_ctx *ctx)
 
 static void facts_print(const struct btf_side *s, char tag)
 {
-	printf("%c: %u types from id %u, strings %u bytes, raw %u bytes: %s\n",
-	       tag, s->nr, s->start_id, s->hdr.str_len, s->raw_sz, s->path);
+	printf("%c: %u types from id %u, strings %u bytes, raw %u bytes: %s\n", tag, s->nr,
+	       s->start_id, s->hdr.str_len, s->raw_sz, s->path);
 }
 
 static void summary_print(const struct diff_ctx *ctx, bool same)
@@ -633,8 +616,7 @@ static void summary_print(const struct diff_ctx *ctx, bool same)
 		printf("btfdiff: identical\n");
 		return;
 	}
-	printf("btfdiff: %zu only in A, %zu only in B", ctx->only_a,
-	       ctx->only_b);
+	printf("btfdiff: %zu only in A, %zu only in B", ctx->only_a, ctx->only_b);
 	if (ctx->order_id)
 		printf(", order differs at id %u", ctx->order_id);
 	if (ctx->rec_id)
@@ -687,9 +669,8 @@ static int btf_diff(struct diff_ctx *ctx)
 	if (ctx->hdr_differ)
 		printf("headers differ (flags %#x/%#x, hdr_len %u/%u, "
 		       "type_len %u/%u)\n",
-		       ctx->a.hdr.flags, ctx->b.hdr.flags, ctx->a.hdr.hdr_len,
-		       ctx->b.hdr.hdr_len, ctx->a.hdr.type_len,
-		       ctx->b.hdr.type_len);
+		       ctx->a.hdr.flags, ctx->b.hdr.flags, ctx->a.hdr.hdr_len, ctx->b.hdr.hdr_len,
+		       ctx->a.hdr.type_len, ctx->b.hdr.type_len);
 out:
 	summary_print(ctx, same);
 	if (ctx->semantic && !ctx->only_a && !ctx->only_b)
@@ -705,8 +686,7 @@ static void usage_print(FILE *f)
 		   "variables, in any order), 1 different, 2 error.\n");
 }
 
-static int args_parse(struct diff_ctx *ctx, int argc, char **argv,
-		      const char **base_path)
+static int args_parse(struct diff_ctx *ctx, int argc, char **argv, const char **base_path)
 {
 	static const struct option opts[] = {
 		{ "base", required_argument, NULL, 'b' },
@@ -770,8 +750,7 @@ int main(int argc, char **argv)
 	}
 	if (err) {
 		libbpf_strerror(err, msg, sizeof(msg));
-		fprintf(stderr, "btfdiff: failed to load '%s': %s\n", failed,
-			msg);
+		fprintf(stderr, "btfdiff: failed to load '%s': %s\n", failed, msg);
 		goto out_free;
 	}
 	ret = strbuf_grow(&ctx.sb, 4096);

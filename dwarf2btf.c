@@ -226,6 +226,7 @@ static int parse_args(int argc, char **argv, struct d2b_conf *conf, bool *encode
 	opterr = 0; /* one line of ours instead of getopt's and the usage */
 	while ((c = getopt_long(argc, argv, ":Jj::Vh", long_options, &idx)) != -1) {
 		err = 0;
+		/* clang-format off */
 		switch (c) {
 		case 'J': *encode = true; break;
 		case OPT_DETACHED: *encode = true; conf->detached = optarg; break;
@@ -255,6 +256,7 @@ static int parse_args(int argc, char **argv, struct d2b_conf *conf, bool *encode
 			pr_warn("unrecognized option '-%c' (see --help)\n", optopt);
 			return -EINVAL;
 		}
+		/* clang-format on */
 		if (err)
 			return err;
 	}

@@ -29,12 +29,13 @@ int dr_expr__decode(const struct dr_cu *cu, const uint8_t *expr, size_t len, str
 		struct dr_op op = { .atom = *r.p++ };
 		uint8_t a = op.atom;
 
-		if ((a >= DW_OP_lit0 && a <= DW_OP_reg31) || (a >= DW_OP_dup && a <= DW_OP_plus &&
-							       a != DW_OP_pick)) {
+		if ((a >= DW_OP_lit0 && a <= DW_OP_reg31) ||
+		    (a >= DW_OP_dup && a <= DW_OP_plus && a != DW_OP_pick)) {
 			/* no operand */
 		} else if (a >= DW_OP_breg0 && a <= DW_OP_breg31) {
 			op.number = (uint64_t)rd_sleb(&r);
 		} else {
+			/* clang-format off */
 			switch (a) {
 			case DW_OP_addr: op.number = rd_fixed(&r, asz); break;
 			case DW_OP_deref: case DW_OP_shl: case DW_OP_shr: case DW_OP_shra:
@@ -83,6 +84,7 @@ int dr_expr__decode(const struct dr_cu *cu, const uint8_t *expr, size_t len, str
 			default:
 				return -EINVAL;
 			}
+			/* clang-format on */
 		}
 		if (r.bad)
 			return -EINVAL;
@@ -138,6 +140,7 @@ static int loc_v5_for_each(const struct dr_cu *cu, uint64_t off,
 		uint8_t kind = (uint8_t)rd_fixed(&r, 1);
 		int ret;
 
+		/* clang-format off */
 		switch (kind) {
 		case DW_LLE_end_of_list:
 			return r.bad ? -EINVAL : 0;
@@ -150,6 +153,7 @@ static int loc_v5_for_each(const struct dr_cu *cu, uint64_t off,
 		case DW_LLE_start_length: rd_fixed(&r, asz); rd_uleb(&r); break;
 		default: return -EINVAL;
 		}
+		/* clang-format on */
 		ret = loc_entry(&r, rd_uleb(&r), fn, ctx);
 		if (ret)
 			return ret;
@@ -167,6 +171,7 @@ int dr_attr__for_each_location(const struct dr_cu *cu, const struct dr_attr *a,
 	if (!dr_attr__block(cu, a, &expr, &len))
 		return fn(ctx, expr, len);
 	r = attr_rd(cu, a);
+	/* clang-format off */
 	switch (a->form) {
 	case DW_FORM_sec_offset: off = rd_fixed(&r, cu->unit->offset_size); break;
 	case DW_FORM_data4: off = rd_fixed(&r, 4); break;
@@ -180,6 +185,7 @@ int dr_attr__for_each_location(const struct dr_cu *cu, const struct dr_attr *a,
 		break;
 	default: return -EINVAL;
 	}
+	/* clang-format on */
 	if (r.bad)
 		return -EINVAL;
 	if (cu->unit->version < 5)

@@ -276,6 +276,7 @@ static void form_skip(const struct dr_cu *cu, struct rd *r, uint16_t *form, int 
 			r->p = nul + 1;
 		break;
 	}
+	/* clang-format off */
 	case DW_FORM_block1: rd_skip(r, rd_fixed(r, 1)); break;
 	case DW_FORM_block2: rd_skip(r, rd_fixed(r, 2)); break;
 	case DW_FORM_block4: rd_skip(r, rd_fixed(r, 4)); break;
@@ -284,6 +285,7 @@ static void form_skip(const struct dr_cu *cu, struct rd *r, uint16_t *form, int 
 	case DW_FORM_loclistx: case DW_FORM_rnglistx: case DW_FORM_GNU_addr_index:
 	case DW_FORM_GNU_str_index:
 		rd_uleb(r); break;
+	/* clang-format on */
 	case DW_FORM_sdata:
 		rd_sleb(r);
 		break;
@@ -469,6 +471,7 @@ int dr_attr__udata_form(const struct dr_cu *cu, const struct dr_attr *a, uint64_
 {
 	struct rd r = attr_rd(cu, a);
 
+	/* clang-format off */
 	switch (a->form) {
 	case DW_FORM_data1: *v = rd_fixed(&r, 1); break;
 	case DW_FORM_data2: *v = rd_fixed(&r, 2); break;
@@ -480,6 +483,7 @@ int dr_attr__udata_form(const struct dr_cu *cu, const struct dr_attr *a, uint64_
 	case DW_FORM_sec_offset: *v = rd_fixed(&r, cu->unit->offset_size); break;
 	default: return -EINVAL;
 	}
+	/* clang-format on */
 	return r.bad ? -EINVAL : 0;
 }
 
@@ -487,6 +491,7 @@ int dr_attr__sdata(const struct dr_cu *cu, const struct dr_attr *a, int64_t *v)
 {
 	struct rd r = attr_rd(cu, a);
 
+	/* clang-format off */
 	switch (a->form) {
 	case DW_FORM_data1: *v = (int8_t)rd_fixed(&r, 1); break;
 	case DW_FORM_data2: *v = (int16_t)rd_fixed(&r, 2); break;
@@ -497,6 +502,7 @@ int dr_attr__sdata(const struct dr_cu *cu, const struct dr_attr *a, int64_t *v)
 	case DW_FORM_implicit_const: *v = a->implicit; break;
 	default: return -EINVAL;
 	}
+	/* clang-format on */
 	return r.bad ? -EINVAL : 0;
 }
 
@@ -505,6 +511,7 @@ int dr_attr__addr(const struct dr_cu *cu, const struct dr_attr *a, uint64_t *v)
 	struct rd r = attr_rd(cu, a);
 	uint64_t idx;
 
+	/* clang-format off */
 	switch (a->form) {
 	case DW_FORM_addr:
 		*v = rd_fixed(&r, cu->unit->addr_size);
@@ -517,6 +524,7 @@ int dr_attr__addr(const struct dr_cu *cu, const struct dr_attr *a, uint64_t *v)
 	case DW_FORM_GNU_addr_index: idx = rd_uleb(&r); break;
 	default: return -EINVAL;
 	}
+	/* clang-format on */
 	return r.bad ? -EINVAL : dr_cu__addrx(cu, idx, v);
 }
 
@@ -547,6 +555,7 @@ const char *dr_attr__string_form(const struct dr_cu *cu, const struct dr_attr *a
 	struct rd r = attr_rd(cu, a), so;
 	uint64_t idx;
 
+	/* clang-format off */
 	switch (a->form) {
 	case DW_FORM_string:
 		return r.bad || !memchr(r.p, 0, (size_t)(r.end - r.p)) ? NULL : (const char *)r.p;
@@ -561,6 +570,7 @@ const char *dr_attr__string_form(const struct dr_cu *cu, const struct dr_attr *a
 	case DW_FORM_strx4: idx = rd_fixed(&r, 4); break;
 	default: return NULL;
 	}
+	/* clang-format on */
 	if (r.bad)
 		return NULL;
 	so = rd_at(&secs->str_offsets, cu->str_offsets_base + idx * cu->unit->offset_size,
@@ -574,6 +584,7 @@ int dr_attr__ref_form(const struct dr_cu *cu, const struct dr_attr *a, uint64_t 
 	struct rd r = attr_rd(cu, a);
 	uint64_t v;
 
+	/* clang-format off */
 	switch (a->form) {
 	case DW_FORM_ref1: v = rd_fixed(&r, 1); break;
 	case DW_FORM_ref2: v = rd_fixed(&r, 2); break;
@@ -591,6 +602,7 @@ int dr_attr__ref_form(const struct dr_cu *cu, const struct dr_attr *a, uint64_t 
 	default:
 		return -EINVAL; /* ref_sig8: see dr_attr__sig8 */
 	}
+	/* clang-format on */
 	if (r.bad || v >= cu->unit->end - cu->unit->off)
 		return -EINVAL;
 	*off = cu->unit->off + v;
@@ -607,12 +619,12 @@ int dr_attr__sig8(const struct dr_cu *cu, const struct dr_attr *a, uint64_t *sig
 	return r.bad ? -EINVAL : 0;
 }
 
-int dr_attr__block(const struct dr_cu *cu, const struct dr_attr *a, const uint8_t **p,
-		   size_t *len)
+int dr_attr__block(const struct dr_cu *cu, const struct dr_attr *a, const uint8_t **p, size_t *len)
 {
 	struct rd r = attr_rd(cu, a);
 	uint64_t n;
 
+	/* clang-format off */
 	switch (a->form) {
 	case DW_FORM_block1: n = rd_fixed(&r, 1); break;
 	case DW_FORM_block2: n = rd_fixed(&r, 2); break;
@@ -620,6 +632,7 @@ int dr_attr__block(const struct dr_cu *cu, const struct dr_attr *a, const uint8_
 	case DW_FORM_block: case DW_FORM_exprloc: n = rd_uleb(&r); break;
 	default: return -EINVAL;
 	}
+	/* clang-format on */
 	if (r.bad || n > (uint64_t)(r.end - r.p))
 		return -EINVAL;
 	*p = r.p;
@@ -629,8 +642,8 @@ int dr_attr__block(const struct dr_cu *cu, const struct dr_attr *a, const uint8_
 
 int dr_cu__addrx(const struct dr_cu *cu, uint64_t idx, uint64_t *addr)
 {
-	struct rd r = rd_at(&cu->secs->addr, cu->addr_base + idx * cu->unit->addr_size,
-			    cu->secs->swap);
+	struct rd r =
+		rd_at(&cu->secs->addr, cu->addr_base + idx * cu->unit->addr_size, cu->secs->swap);
 
 	*addr = rd_fixed(&r, cu->unit->addr_size);
 	return r.bad ? -EINVAL : 0;

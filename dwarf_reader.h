@@ -38,8 +38,8 @@ struct dr_sections {
 };
 
 struct dr_unit {
-	uint64_t off;	  /* unit header offset in .debug_info */
-	uint64_t end;	  /* first byte after the unit */
+	uint64_t off; /* unit header offset in .debug_info */
+	uint64_t end; /* first byte after the unit */
 	uint64_t die_off; /* offset of the unit DIE */
 	uint64_t abbrev_off;
 	uint64_t signature; /* type units: the type signature */
@@ -99,7 +99,7 @@ struct dr_die {
 	uint64_t off; /* offset in .debug_info */
 	const struct dr_abbrev *ab;
 	const uint8_t *values; /* the first attribute value */
-	const uint8_t *children;    /* first byte after the attributes */
+	const uint8_t *children; /* first byte after the attributes */
 	const uint8_t *subtree_end; /* after the children's terminator, once known */
 	/* decoded attributes: nr_attrs of them, or, for a fixed-size abbreviation
 	 * (lazy), each filled in by its first dr_die__attr() */
@@ -200,8 +200,7 @@ static inline int dr_attr__ref(const struct dr_cu *cu, const struct dr_attr *a, 
 /* DW_FORM_ref_sig8: the type signature */
 int dr_attr__sig8(const struct dr_cu *cu, const struct dr_attr *a, uint64_t *sig);
 /* exprloc/block forms: the bytes */
-int dr_attr__block(const struct dr_cu *cu, const struct dr_attr *a, const uint8_t **p,
-		   size_t *len);
+int dr_attr__block(const struct dr_cu *cu, const struct dr_attr *a, const uint8_t **p, size_t *len);
 
 /* .debug_addr entry @idx of the unit */
 int dr_cu__addrx(const struct dr_cu *cu, uint64_t idx, uint64_t *addr);
@@ -211,8 +210,8 @@ int dr_cu__addrx(const struct dr_cu *cu, uint64_t idx, uint64_t *addr);
  */
 struct dr_op {
 	uint8_t atom;
-	uint64_t number;	       /* the operand used (addresses, indexes, constants, types) */
-	const uint8_t *block;	       /* entry_value, implicit_value, const_type block */
+	uint64_t number; /* the operand used (addresses, indexes, constants, types) */
+	const uint8_t *block; /* entry_value, implicit_value, const_type block */
 	size_t block_len;
 };
 

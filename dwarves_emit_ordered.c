@@ -83,8 +83,8 @@
 
 struct emit_ordered_slot {
 	enum cu_state state;
-	void *unit;		/* set while LOADED; NULL once taken by the collector */
-	int err;		/* load() error, 0 if none */
+	void *unit; /* set while LOADED; NULL once taken by the collector */
+	int err; /* load() error, 0 if none */
 };
 
 struct emit_ordered {
@@ -93,22 +93,22 @@ struct emit_ordered {
 	void *ctx;
 	void (*on_in_flight)(void *ctx, unsigned int in_flight);
 	unsigned int nr_units;
-	unsigned int window;		/* >= 1 */
+	unsigned int window; /* >= 1 */
 	int worker_nice;
 
-	pthread_mutex_t lock;		/* guards every field below */
+	pthread_mutex_t lock; /* guards every field below */
 	pthread_cond_t
 		unit_loaded; /* collector waits: slots[next_emit] LOADED or failed, or stop */
-	pthread_cond_t window_open;	/* workers wait: room in the window or stop */
+	pthread_cond_t window_open; /* workers wait: room in the window or stop */
 
 	struct emit_ordered_slot *slots; /* [nr_units]; each entry guarded by lock */
-	unsigned int next_claim;	/* lock: next id a worker may load */
-	unsigned int next_emit;		/* lock: next id the collector emits */
-	unsigned int in_flight;		/* lock: slots LOADING or LOADED */
-	bool stop;			/* lock: no new claims, no further emits */
+	unsigned int next_claim; /* lock: next id a worker may load */
+	unsigned int next_emit; /* lock: next id the collector emits */
+	unsigned int in_flight; /* lock: slots LOADING or LOADED */
+	bool stop; /* lock: no new claims, no further emits */
 	bool claims_done; /* lock: a load failed, no new claims */
-	int err;			/* lock: first error, 0 if none */
-	unsigned int failed_id;		/* lock: unit that caused err */
+	int err; /* lock: first error, 0 if none */
+	unsigned int failed_id; /* lock: unit that caused err */
 };
 
 /*

@@ -54,9 +54,9 @@ static inline unsigned int emit_ordered_window(unsigned int nr_jobs)
 }
 
 struct emit_ordered_opts {
-	size_t sz;		  /* sizeof(struct emit_ordered_opts) */
-	unsigned int nr_workers;  /* >= 1 */
-	unsigned int window;	  /* >= 1: max units loading or loaded, not emitted */
+	size_t sz; /* sizeof(struct emit_ordered_opts) */
+	unsigned int nr_workers; /* >= 1 */
+	unsigned int window; /* >= 1: max units loading or loaded, not emitted */
 	/* test hook: called with the number of units in flight after each change */
 	void (*on_in_flight)(void *ctx, unsigned int in_flight);
 	/* the workers run this much nicer than the collector (0: as nice) */
@@ -72,8 +72,7 @@ struct emit_ordered_opts {
  * *@failed_id (if not NULL) is set to the unit that failed. Not reentrant on
  * the same @ctx; thread-safe otherwise.
  */
-int emit_ordered__run(unsigned int nr_units, const struct emit_ordered_ops *ops,
-		      void *ctx, const struct emit_ordered_opts *opts,
-		      unsigned int *failed_id);
+int emit_ordered__run(unsigned int nr_units, const struct emit_ordered_ops *ops, void *ctx,
+		      const struct emit_ordered_opts *opts, unsigned int *failed_id);
 
 #endif /* DWARVES_EMIT_ORDERED_H */

@@ -17,5 +17,4 @@
  */
 int elf_btf__write_in_place(const char *path, const void *btf, size_t size);
 
-
 #endif /* ELF_BTF_SECTION_H */

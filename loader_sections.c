@@ -62,8 +62,8 @@ int loader__check_size(struct dwarf_loader *dl, GElf_Ehdr *eh)
 }
 
 /* a debug section's contents, decompressed; NULL (and one line) if unreadable */
-static Elf_Data *section_contents(const struct dwarf_loader *dl, Elf_Scn *scn,
-				  const GElf_Shdr *sh, const char *name)
+static Elf_Data *section_contents(const struct dwarf_loader *dl, Elf_Scn *scn, const GElf_Shdr *sh,
+				  const char *name)
 {
 	Elf_Data *data;
 

@@ -41,9 +41,9 @@
 
 struct walk {
 	const char *path;
-	const Dwarf_Off *units;	/* offsets of the units' top DIEs */
+	const Dwarf_Off *units; /* offsets of the units' top DIEs */
 	size_t nr_units;
-	atomic_size_t next;	/* next unit index to hand out */
+	atomic_size_t next; /* next unit index to hand out */
 };
 
 struct worker {
@@ -51,7 +51,7 @@ struct worker {
 	struct walk *walk;
 	uint64_t dies;
 	uint64_t attrs;
-	uint64_t tags;		/* sum of tags, so the reads are not dead */
+	uint64_t tags; /* sum of tags, so the reads are not dead */
 };
 
 static void die_fatal(const char *what)
@@ -165,8 +165,7 @@ int main(int argc, char **argv)
 	walk.path = argv[1];
 
 	dwarf = open_dwarf(walk.path, &fd);
-	while ((ret = dwarf_nextcu(dwarf, off, &next, &hsize, NULL, NULL,
-				   NULL)) == 0) {
+	while ((ret = dwarf_nextcu(dwarf, off, &next, &hsize, NULL, NULL, NULL)) == 0) {
 		if (nr == alloc) {
 			alloc = alloc ? 2 * alloc : 1024;
 			units = realloc(units, alloc * sizeof(*units));
@@ -193,11 +192,9 @@ int main(int argc, char **argv)
 	}
 	for (t = 0; t < threads; t++) {
 		workers[t].walk = &walk;
-		ret = pthread_create(&workers[t].thread, NULL, worker_fn,
-				     &workers[t]);
+		ret = pthread_create(&workers[t].thread, NULL, worker_fn, &workers[t]);
 		if (ret) {
-			fprintf(stderr, "dwarf_walk: pthread_create: %s\n",
-				strerror(ret));
+			fprintf(stderr, "dwarf_walk: pthread_create: %s\n", strerror(ret));
 			return 1;
 		}
 	}
@@ -207,8 +204,8 @@ int main(int argc, char **argv)
 		attrs += workers[t].attrs;
 		tags += workers[t].tags;
 	}
-	printf("units %zu dies %" PRIu64 " attributes %" PRIu64
-	       " (tag sum %" PRIu64 ") threads %ld\n",
+	printf("units %zu dies %" PRIu64 " attributes %" PRIu64 " (tag sum %" PRIu64
+	       ") threads %ld\n",
 	       nr, dies, attrs, tags, threads);
 	free(workers);
 	free(units);

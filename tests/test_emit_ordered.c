@@ -40,17 +40,17 @@
 
 #include "dwarves_emit_ordered.h"
 
-#define UNIT_MAGIC	0x756e6974u
-#define WATCHDOG_S	60
-#define HOLD_TIMEOUT_MS	10000
+#define UNIT_MAGIC 0x756e6974u
+#define WATCHDOG_S 60
+#define HOLD_TIMEOUT_MS 10000
 
 struct tally {
 	unsigned int passed;
 	unsigned int failed;
 };
 
-__attribute__((format(printf, 5, 6)))
-static bool check(struct tally *t, bool ok, int line, const char *expr, const char *fmt, ...)
+static __attribute__((format(printf, 5, 6))) bool check(struct tally *t, bool ok, int line,
+							const char *expr, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -74,23 +74,23 @@ static bool check(struct tally *t, bool ok, int line, const char *expr, const ch
 struct scenario {
 	unsigned int nr_units;
 	unsigned int nr_workers;
-	unsigned int window;		/* as passed; 0 is clamped to 1 by the library */
+	unsigned int window; /* as passed; 0 is clamped to 1 by the library */
 	unsigned int seed;
-	unsigned int max_delay_us;	/* load delay: 0..max_delay_us */
+	unsigned int max_delay_us; /* load delay: 0..max_delay_us */
 	unsigned int slow_id;
-	unsigned int slow_us;		/* 0: no slow unit */
+	unsigned int slow_us; /* 0: no slow unit */
 	unsigned int fail_load_id;
 	int fail_load_err;
 	unsigned int fail_load_id2; /* > fail_load_id: fails too (0: none) */
 	unsigned int fail_emit_id;
 	int fail_emit_err;
-	unsigned int hold_loads;	/* emit(0) waits until this many loads are done */
-	bool no_failed_id;		/* pass failed_id == NULL */
+	unsigned int hold_loads; /* emit(0) waits until this many loads are done */
+	bool no_failed_id; /* pass failed_id == NULL */
 	bool count_threads; /* load() counts the process's threads */
 };
 
 enum unit_fate {
-	FATE_NONE = 0,			/* never loaded, or load() failed */
+	FATE_NONE = 0, /* never loaded, or load() failed */
 	FATE_LOADED,
 	FATE_EMITTED,
 	FATE_DISCARDED,
@@ -105,17 +105,17 @@ struct unit {
 struct probe {
 	const struct scenario *sc;
 	pthread_t collector;
-	unsigned char *fate;		/* [nr_units]: load writes, collector reads */
+	unsigned char *fate; /* [nr_units]: load writes, collector reads */
 	atomic_uint loads_started;
 	atomic_uint loads_done;
 	atomic_uint allocs;
 	atomic_uint frees;
-	atomic_uint live;		/* load started .. emitted or discarded */
+	atomic_uint live; /* load started .. emitted or discarded */
 	atomic_uint live_max;
 	atomic_uint hook_calls;
 	atomic_uint hook_max;
 	atomic_uint threads_max; /* sc->count_threads: the most load() saw */
-	atomic_uint calls;		/* any callback */
+	atomic_uint calls; /* any callback */
 	/* collector only */
 	unsigned int next_expected;
 	unsigned int emits;
