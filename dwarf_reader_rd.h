@@ -58,25 +58,38 @@ static inline uint64_t rd_fixed(struct rd *r, unsigned int n)
 	return v;
 }
 
-static __attribute__((noinline)) __attribute__((unused)) uint64_t rd_uleb_long(struct rd *r)
+/*
+ * A LEB128 number's 7-bit groups, low first: their value, with the bits read
+ * in *shift and the last byte in *last (the sign, for rd_sleb); 0, a last
+ * byte of 0 and r->bad if it runs past the end
+ */
+static inline uint64_t rd_leb_bits(struct rd *r, unsigned int *shift, uint8_t *last)
 {
 	uint64_t v = 0;
-	unsigned int shift = 0;
+	uint8_t b;
 
-	for (;;) {
-		uint8_t b;
-
+	*shift = 0;
+	do {
 		if (r->bad || r->p >= r->end) {
 			r->bad = true;
+			*last = 0;
 			return 0;
 		}
 		b = *r->p++;
-		if (shift < 64)
-			v |= (uint64_t)(b & 0x7f) << shift;
-		shift += 7;
-		if (!(b & 0x80))
-			return v;
-	}
+		if (*shift < 64)
+			v |= (uint64_t)(b & 0x7f) << *shift;
+		*shift += 7;
+	} while (b & 0x80);
+	*last = b;
+	return v;
+}
+
+static __attribute__((noinline)) __attribute__((unused)) uint64_t rd_uleb_long(struct rd *r)
+{
+	unsigned int shift;
+	uint8_t last;
+
+	return rd_leb_bits(r, &shift, &last);
 }
 
 /* most LEB128 values in DWARF (codes, attributes, forms) fit in one byte */
@@ -89,21 +102,11 @@ static inline uint64_t rd_uleb(struct rd *r)
 
 static inline int64_t rd_sleb(struct rd *r)
 {
-	uint64_t v = 0;
-	unsigned int shift = 0;
-	uint8_t b;
+	unsigned int shift;
+	uint8_t last;
+	uint64_t v = rd_leb_bits(r, &shift, &last);
 
-	do {
-		if (r->bad || r->p >= r->end) {
-			r->bad = true;
-			return 0;
-		}
-		b = *r->p++;
-		if (shift < 64)
-			v |= (uint64_t)(b & 0x7f) << shift;
-		shift += 7;
-	} while (b & 0x80);
-	if (shift < 64 && (b & 0x40))
+	if (shift < 64 && (last & 0x40))
 		v |= ~(uint64_t)0 << shift;
 	return (int64_t)v;
 }
