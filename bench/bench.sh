@@ -30,8 +30,10 @@
 #                  "<!-- bench:end Ncpu -->" (N: the measuring machine's CPU
 #                  count) is replaced, or appended if missing, so hand-written
 #                  text and other machines' results survive. The plot goes
-#                  next to it as performance-scaling-Ncpu.png, and the raw
-#                  results as performance-results-Ncpu.txt.
+#                  next to it as performance-scaling-Ncpu.png (none without
+#                  gnuplot, nor for fewer than three -j values: two points a
+#                  line show no scaling), and the raw results as
+#                  performance-results-Ncpu.txt.
 #   --build DIR    build directory (default build-bench in the repository)
 #   --pack DIR     build and fetch as usual, then write into DIR (ignored by
 #                  git as .scaling) everything a run needs on a machine that
@@ -45,16 +47,16 @@
 #   --packed DIR   measure the kernels DIR holds, with what --pack wrote
 #                  (unpacked with python3, so no xz or tar is needed), without
 #                  installing or building; timing through /usr/bin/time, or
-#                  python3's wait4() if it is missing; no plot if gnuplot is
-#                  missing (nor for fewer than three -j values: a line of
-#                  two points shows no scaling). Given more than once: the kernels of every DIR,
-#                  whose programs must be the same bytes.
+#                  python3's wait4() if it is missing. Given more than once:
+#                  the kernels of every DIR, whose programs must be the same
+#                  bytes.
 #   --results FILE only report: the Markdown section and plot from the raw
 #                  results of an earlier run (its performance-results-*.txt)
 #
 # The 2-CPU and 16-CPU tables on the same input, where the 16-core machine
 # has neither Debian packages nor network and takes at most 64 MiB of
-# working tree (one packed kernel a call):
+# working tree (one packed kernel a call; 7.2's, 85 MB, in two parts over
+# two calls, joined there: Documentation/performance.md):
 #   bash bench/bench.sh --pack .scaling/6.1 --kernels 6.1    # here, once
 #   bash bench/bench.sh --pack .scaling/7.2 --kernels 7.2    # per kernel
 #   bash bench/bench.sh --packed .scaling/6.1 --out $OUT/6.1/performance.md \
