@@ -352,9 +352,10 @@ int btf_check__raw(const void *data, size_t size, uint32_t **offs, uint32_t *nr,
 	if (hdr_len < sizeof(struct btf_header) || hdr_len > size)
 		return fail(&c, 0, "header length %u in %zu bytes", hdr_len, size);
 	size -= hdr_len;
+	/* (an empty type section, as a distilled base can have, overlaps nothing) */
 	if ((uint64_t)type_off + type_len > size || (uint64_t)str_off + str_len > size ||
-	    (type_off < str_off ? (uint64_t)type_off + type_len > str_off
-				: (uint64_t)str_off + str_len > type_off) ||
+	    (type_len && (type_off < str_off ? (uint64_t)type_off + type_len > str_off
+					     : (uint64_t)str_off + str_len > type_off)) ||
 	    type_off % 4 || type_len % 4)
 		return fail(&c, 0, "type section %u+%u and string section %u+%u in %zu bytes",
 			    type_off, type_len, str_off, str_len, size);

@@ -41,7 +41,6 @@ struct btf_feature {
 /*
  * A feature dwarf2btf does not do for the release reproduced is neither
  * listed nor enabled, as pahole treats a feature its libbpf lacks:
- * distilled_base needs btf__distill_base (libbpf 1.5; Debian 12 has 1.1);
  * attributes is pahole 1.30's only with libbpf 1.6, which Debian's 1.30 is
  * not built with, so it is 1.32's only (btf_funcs.c, arena_tags, writes
  * its records); true_signature and force_cu_merging (pahole 1.32, in no
@@ -59,7 +58,7 @@ static const struct btf_feature btf_features[] = {
 	FEATURE("consistent_func", skip_inconsistent_proto, true, true),
 	FEATURE("decl_tag_kfuncs", decl_tag_kfuncs, true, true),
 	FEATURE("reproducible_build", reproducible_build, true, false),
-	FEATURE_SINCE("distilled_base", distilled_base, true, false, 130, 0),
+	FEATURE("distilled_base", distilled_base, true, false),
 	FEATURE("global_var", global_var, true, false),
 	FEATURE_SINCE("attributes", attributes, true, false, 130, 132),
 	FEATURE_SINCE("true_signature", true_signature, true, false, 132, 0),

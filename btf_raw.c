@@ -649,14 +649,8 @@ const void *btf_raw__raw_data(struct btf_raw *r, bool swap, uint32_t *size)
 /* ---------------------------------------------------------------------- */
 /* records appended: to libbpf's BTF, to another btf_raw                  */
 
-/*
- * every string offset of type @t (its name, its members', values' or
- * parameters'), as libbpf's btf_type_visit_str_offs visits them, set to
- * @map(@ctx, offset, @err), or to 0 without @map (a @map that cannot map
- * an offset sets *@err)
- */
-static void names_map(struct btf_type *t, uint32_t (*map)(void *ctx, uint32_t off, int *err),
-		      void *ctx, int *err)
+void btf_raw__map_names(struct btf_type *t, uint32_t (*map)(void *ctx, uint32_t off, int *err),
+			void *ctx, int *err)
 {
 	uint32_t i, stride = 0, n = btf_vlen(t);
 	char *e = (char *)(t + 1);
@@ -689,7 +683,7 @@ static void names_map(struct btf_type *t, uint32_t (*map)(void *ctx, uint32_t of
 
 static void names_zero(struct btf_type *t)
 {
-	names_map(t, NULL, NULL, NULL);
+	btf_raw__map_names(t, NULL, NULL, NULL);
 }
 
 int btf_raw__visit_ids(struct btf_type *t, int (*fn)(uint32_t *id, void *ctx), void *ctx)
@@ -856,7 +850,7 @@ int btf_raw__append_records(struct btf_raw *r, const void *types, uint32_t len, 
 		if (id < 0)
 			return id;
 		btf_raw__visit_ids(t, id_shift, &shift);
-		names_map(t, str, ctx, &err);
+		btf_raw__map_names(t, str, ctx, &err);
 	}
 	return err;
 }

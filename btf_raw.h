@@ -148,6 +148,15 @@ struct btf *btf_raw__to_btf(struct btf_raw *r, int *err);
 int btf_raw__visit_ids(struct btf_type *t, int (*fn)(uint32_t *id, void *ctx), void *ctx);
 
 /*
+ * Every string offset of type record @t (its name, its members', values' or
+ * parameters'), in libbpf's btf_type_visit_str_offs order, set to @map(@ctx,
+ * offset, @err), or to 0 without @map; a @map that cannot map an offset
+ * sets *@err.
+ */
+void btf_raw__map_names(struct btf_type *t, uint32_t (*map)(void *ctx, uint32_t off, int *err),
+			void *ctx, int *err);
+
+/*
  * Append the type records @types (@len bytes, whole records) to @r, as
  * btf__add_btf would append the BTF holding them: every nonzero type id
  * plus @shift, every nonzero string offset @str(@ctx, offset, &err) (an

@@ -3,13 +3,14 @@
  * elf_btf_section - put the BTF into the input ELF file (-J without
  * --btf_encode_detached), as pahole 1.30 does, but atomically.
  *
- * pahole edits the file in place: if it has a .BTF section, libelf replaces
- * that section's data and rewrites the file (elf_update); otherwise the raw
+ * pahole edits the file in place, one section after the other (.BTF, then
+ * .BTF.base with distilled_base): if it has a section of that name, libelf
+ * replaces its data and rewrites the file (elf_update); otherwise the raw
  * BTF goes to a temporary file and `$LLVM_OBJCOPY --add-section
  * .BTF=<tmp> <file>` (llvm-objcopy by default; the kernel sets LLVM_OBJCOPY
  * to its $(OBJCOPY)) adds it. A failure half-way leaves a damaged input.
  *
- * Here the same two operations run on a copy of the input, made next to it
+ * Here the same operations run on a copy of the input, made next to it
  * with the same mode and owner, and the copy is renamed over the input only
  * once the operation succeeded. Any failure removes the temporary files and
  * leaves the input byte for byte as it was. A symbolic link is followed; a
@@ -56,8 +57,8 @@ static int copy_file(int in, int out, off_t size)
 	return 0;
 }
 
-/* is there a section called .BTF? replace its data if so (1), else 0 */
-static int elf_replace_btf(int fd, const void *btf, size_t size)
+/* is there a section called @sec->name? replace its data if so (1), else 0 */
+static int elf_replace_section(int fd, const struct elf_btf_section *sec)
 {
 	Elf *elf = elf_begin(fd, ELF_C_RDWR, NULL);
 	Elf_Scn *scn = NULL;
@@ -79,15 +80,15 @@ static int elf_replace_btf(int fd, const void *btf, size_t size)
 		Elf_Data *data;
 
 		if (!gelf_getshdr(scn, &sh) || !(name = elf_strptr(elf, shstrndx, sh.sh_name)) ||
-		    strcmp(name, ".BTF"))
+		    strcmp(name, sec->name))
 			continue;
 		data = elf_getdata(scn, NULL);
 		if (!data) {
 			ret = -EINVAL;
 			goto out;
 		}
-		data->d_buf = (void *)btf;
-		data->d_size = size;
+		data->d_buf = (void *)sec->data;
+		data->d_size = sec->size;
 		elf_flagdata(data, ELF_C_SET, ELF_F_DIRTY);
 		ret = elf_update(elf, ELF_C_NULL) >= 0 && elf_update(elf, ELF_C_WRITE) >= 0 ? 1
 											    : -EIO;
@@ -100,14 +101,14 @@ out:
 }
 
 /*
- * $LLVM_OBJCOPY --add-section .BTF=@btf_path @elf_path, through sh as pahole's
+ * $LLVM_OBJCOPY --add-section @name=@btf_path @elf_path, through sh as pahole's
  * system() (so LLVM_OBJCOPY may hold several words). objcopy runs in its own
  * process group with our fatal signals held until it is done: a ^C cannot
  * kill it half-way (GNU objcopy would leave its own temporary file), and the
  * held signal then removes our temporary files. Returns 0, -errno, or the
  * exit status (> 0) of a failed objcopy.
  */
-static int objcopy_add_section(const char *btf_path, const char *elf_path)
+static int objcopy_add_section(const char *name, const char *btf_path, const char *elf_path)
 {
 	const char *objcopy = getenv("LLVM_OBJCOPY");
 	char *arg = NULL, *script = NULL;
@@ -121,7 +122,7 @@ static int objcopy_add_section(const char *btf_path, const char *elf_path)
 		objcopy = "llvm-objcopy";
 	if (asprintf(&script, "exec %s --add-section \"$1\" \"$2\"", objcopy) < 0)
 		return -ENOMEM;
-	if (asprintf(&arg, ".BTF=%s", btf_path) < 0) {
+	if (asprintf(&arg, "%s=%s", name, btf_path) < 0) {
 		free(script);
 		return -ENOMEM;
 	}
@@ -204,11 +205,11 @@ static void tmp_remove(char *path)
 }
 
 /*
- * .BTF added to @copy (a copy of @name) by $LLVM_OBJCOPY, from a temporary
+ * @sec added to @copy (a copy of @name) by $LLVM_OBJCOPY, from a temporary
  * file made next to @path; 0 or -errno, with the message printed
  */
-static int objcopy_add_btf(const char *name, const char *path, const char *copy, const void *btf,
-			   size_t size)
+static int objcopy_add(const char *name, const char *path, const char *copy,
+		       const struct elf_btf_section *sec)
 {
 	const char *oc = getenv("LLVM_OBJCOPY"), *prog;
 	char *btf_tmp = NULL;
@@ -221,23 +222,23 @@ static int objcopy_add_btf(const char *name, const char *path, const char *copy,
 	prog = oc + strspn(oc, " \t");
 	len = strcspn(prog, " \t");
 	if (!command_found(prog, len)) {
-		pr_warn("%s: cannot add the .BTF section: '%.*s' not found (LLVM_OBJCOPY "
+		pr_warn("%s: cannot add the %s section: '%.*s' not found (LLVM_OBJCOPY "
 			"names the objcopy to use, e.g. LLVM_OBJCOPY=objcopy)\n",
-			name, (int)len, prog);
+			name, sec->name, (int)len, prog);
 		return -ENOENT;
 	}
 	fd = tmpfiles__create_next_to(path, "btf", &btf_tmp);
-	err = fd < 0 ? fd : d2b_write_all(fd, btf, size);
+	err = fd < 0 ? fd : d2b_write_all(fd, sec->data, sec->size);
 	if (fd >= 0 && close(fd) < 0 && !err)
 		err = -errno;
 	if (err) {
 		pr_warn("%s: cannot write the BTF next to it: %s\n", name, strerror(-err));
 		goto out;
 	}
-	err = objcopy_add_section(btf_tmp, copy);
+	err = objcopy_add_section(sec->name, btf_tmp, copy);
 	if (err > 0) {
-		pr_warn("%s: cannot add the .BTF section: '%s --add-section' exited with status %d\n",
-			name, oc, err);
+		pr_warn("%s: cannot add the %s section: '%s --add-section' exited with status %d\n",
+			name, sec->name, oc, err);
 		err = -EIO;
 	} else if (err) {
 		pr_warn("%s: cannot run '%s': %s\n", name, oc, strerror(-err));
@@ -271,8 +272,36 @@ static int copy_install(const char *name, const char *path, const char *copy, co
 	return err;
 }
 
-int elf_btf__write_in_place(const char *name, const void *btf, size_t size)
+/*
+ * @sec put into @copy (a copy of @name, which is @path): replaced by libelf
+ * where @copy has it, else added by objcopy; 0 or -errno, with the message
+ * printed. @copy is opened anew: objcopy replaces the file it changes.
+ */
+static int section_put(const char *name, const char *path, const char *copy,
+		       const struct elf_btf_section *sec)
 {
+	int fd = open(copy, O_RDWR | O_CLOEXEC), err;
+
+	if (fd < 0) {
+		err = -errno;
+		pr_warn("%s: cannot open its temporary copy: %s\n", name, strerror(-err));
+		return err;
+	}
+	err = elf_replace_section(fd, sec);
+	if (err < 0)
+		pr_warn("%s: cannot replace the %s section: %s\n", name, sec->name, elf_errmsg(-1));
+	if (close(fd) < 0 && err >= 0) {
+		err = -errno;
+		pr_warn("%s: cannot write: %s\n", name, strerror(-err));
+	}
+	if (err == 0)
+		err = objcopy_add(name, path, copy, sec);
+	return err < 0 ? err : 0;
+}
+
+int elf_btf__write_in_place(const char *name, const struct elf_btf_section *secs, unsigned int nr)
+{
+	unsigned int i;
 	char *copy = NULL, *path;
 	int in = -1, out = -1, err;
 	struct stat st;
@@ -306,23 +335,17 @@ int elf_btf__write_in_place(const char *name, const void *btf, size_t size)
 		pr_warn("%s: cannot copy: %s\n", name, strerror(-err));
 		goto out;
 	}
-	err = elf_replace_btf(out, btf, size);
-	if (err < 0) {
-		pr_warn("%s: cannot replace the .BTF section: %s\n", name, elf_errmsg(-1));
-		goto out;
-	}
-	if (err == 0) {
-		err = objcopy_add_btf(name, path, copy, btf, size);
-		if (err)
-			goto out;
-	}
 	err = close(out) < 0 ? -errno : 0;
 	out = -1;
 	if (err) {
 		pr_warn("%s: cannot write: %s\n", name, strerror(-err));
 		goto out;
 	}
-	err = copy_install(name, path, copy, &st);
+	/* one after the other, as pahole writes each (its btf_encoder__write_elf) */
+	for (i = 0; i < nr && !err; i++)
+		err = section_put(name, path, copy, &secs[i]);
+	if (!err)
+		err = copy_install(name, path, copy, &st);
 out:
 	if (out >= 0)
 		close(out);

@@ -6,7 +6,7 @@
  * pipeline (dwarves_emit_ordered): loader workers build CUs, the collector
  * feeds them in CU order to the one encoder (btf_encoder_single); then
  * finish, dedup, and write the BTF detached or into the input ELF
- * (elf_btf_section). With -V each phase reports its wall and CPU time, the
+ * (elf_btf_section; with distilled_base, distilled first: btf_distill). With -V each phase reports its wall and CPU time, the
  * main thread's CPU time (the collector and everything serial), and the peak
  * RSS so far.
  *
@@ -24,6 +24,7 @@
 #include <time.h>
 
 #include "btf_base.h"
+#include "btf_distill.h"
 #include "btf_encoder_single.h"
 #include "d2b_conf.h"
 #include "d2b_util.h"
@@ -250,16 +251,55 @@ static int run_encode(struct run *r)
 	return err;
 }
 
+/*
+ * distilled_base, in place: the split BTF @data (@size bytes) distilled
+ * (btf_distill), written as .BTF and its distilled base as .BTF.base, in
+ * that order, as pahole 1.30 writes them; 0 or -errno (reported)
+ */
+static int run_write_distilled(struct run *r, const char *path, const void *data, size_t size)
+{
+	bool swap = elf_symtab__big_endian(r->es) != (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__);
+	struct elf_btf_section secs[] = { { .name = ".BTF" }, { .name = ".BTF.base" } };
+	struct btf_distill *d;
+	uint32_t split_size, base_size;
+	char why[160];
+	int err;
+
+	if (!r->base) {
+		/* (btf__distill_base fails the same way: pahole exits 1, the file unchanged) */
+		pr_warn("%s: cannot distill the base BTF: distilled_base needs split BTF "
+			"(--btf_base)\n",
+			path);
+		return -EINVAL;
+	}
+	err = btf_distill__new(r->base, data, (uint32_t)size, &d, why, sizeof(why));
+	if (err) {
+		pr_warn("%s: cannot distill the base BTF: %s\n", path, why);
+		return err;
+	}
+	secs[0].data = btf_distill__split_data(d, swap, &split_size);
+	secs[1].data = btf_distill__base_data(d, swap, &base_size);
+	secs[0].size = split_size;
+	secs[1].size = base_size;
+	err = secs[0].data && secs[1].data ? elf_btf__write_in_place(path, secs, 2) : -ENOMEM;
+	btf_distill__free(d);
+	return err;
+}
+
 /* the BTF written to the detached file or into the input: 0 or -errno */
 static int run_write(struct run *r, const char *path)
 {
-	const void *data;
-	size_t size;
+	struct elf_btf_section sec = { .name = ".BTF" };
 
+	/* detached, pahole writes the split BTF as it is, distilled_base or not */
 	if (r->conf->detached)
 		return btf_encoder__write_raw(r->enc, r->conf->detached);
-	data = btf_encoder__raw_data(r->enc, &size);
-	return data ? elf_btf__write_in_place(path, data, size) : -ENOMEM;
+	sec.data = btf_encoder__raw_data(r->enc, &sec.size);
+	if (!sec.data)
+		return -ENOMEM;
+	if (r->conf->distilled_base)
+		return run_write_distilled(r, path, sec.data, sec.size);
+	return elf_btf__write_in_place(path, &sec, 1);
 }
 
 /* -V's last line: what the encoder counted, and its helper threads' CPU */

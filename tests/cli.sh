@@ -43,7 +43,7 @@ expect_eq "man page footer" "$(sed -n 's/^\.TH [^"]*"[^"]*" "\([^"]*\)".*/\1/p' 
 # --supported_btf_features lists the standard features in pahole's order
 # (compared with pahole 1.30's own list in tests/fixtures.sh)
 expect_eq "--supported_btf_features" "$("$D2B" --supported_btf_features)" \
-	"encode_force,var,float,decl_tag,type_tag,enum64,optimized_func,consistent_func,decl_tag_kfuncs,reproducible_build,global_var"
+	"encode_force,var,float,decl_tag,type_tag,enum64,optimized_func,consistent_func,decl_tag_kfuncs,reproducible_build,distilled_base,global_var"
 
 # the release reproduced: $DWARF2BTF_PAHOLE_VERSION, then --pahole_version
 # (read before every other option, wherever it is), the last one given

@@ -185,10 +185,8 @@ FLAGS_globalvar=$FLAGS_GLOBALVAR
 FLAGS_langexclude="--btf_features=$FEATURES_612,decl_tag_kfuncs --lang_exclude=rust,c89"
 
 # the feature list: the reference's, less what dwarf2btf does not do
-# (Documentation/compat.md): distilled_base (btf__distill_base, libbpf 1.5),
-# and 1.32's true_signature and force_cu_merging
-want=$("$PAHOLE" --supported_btf_features |
-	sed -e 's/,distilled_base//' -e 's/,true_signature//' -e 's/,force_cu_merging//')
+# (Documentation/compat.md): 1.32's true_signature and force_cu_merging
+want=$("$PAHOLE" --supported_btf_features | sed -e 's/,true_signature//' -e 's/,force_cu_merging//')
 if [ "$("$DWARF2BTF" --supported_btf_features)" = "$want" ]; then
 	tally_ok
 else
