@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # boot.sh - the kernel itself accepts dwarf2btf's BTF, and rejects a corrupted one.
 #
-# Usage: tests/boot.sh DWARF2BTF WORKDIR [6.1|7.2]
+# Usage: tests/boot.sh DWARF2BTF WORKDIR [6.1|6.12|7.2]
 #
-# Boots Debian's own 6.1 (or 7.2) cloud kernel (the image of the same
+# Boots Debian's own 6.1 (6.12, 7.2) cloud kernel (the image of the same
 # version as the debug vmlinux the other tests use; tests/fetch.sh boot61,
-# boot72)
+# boot612, boot72)
 # under qemu (TCG) with an initramfs whose /init is tests/btf_load_init.c,
 # built static here with gcc. It runs:
 #
@@ -32,7 +32,18 @@
 #      stop the module loading, it only leaves it without BTF: the corrupted
 #      one must leave no /sys/kernel/btf/fat and log the verifier's message
 #      and "failed to validate module [fat] BTF: -22"; the good one must
-#      give a /sys/kernel/btf/fat with exactly the bytes dwarf2btf wrote.
+#      give a /sys/kernel/btf/fat with exactly the bytes dwarf2btf wrote;
+#   6. (6.12, 7.2: from 6.11 the kernel relocates a distilled base)
+#      finit_module of an out-of-tree module with .BTF and .BTF.base: on
+#      6.12, tests/extmod.sh's d2b_extmod.ko, built by Kbuild against
+#      Debian's headers with PAHOLE=dwarf2btf and distilled_base; on 7.2
+#      (whose Kbuild distills in resolve_btfids instead), fat.ko without its
+#      .BTF, encoded by dwarf2btf -J --btf_features=distilled_base
+#      --btf_base vmlinux in place. The kernel relocates the module's .BTF
+#      from its .BTF.base onto its own BTF, and /sys/kernel/btf/NAME must
+#      hold exactly what libbpf's btf__relocate (trixie's libbpf 1.5,
+#      tests/libbpf_distill.c, run through pahole 1.30's unpacked
+#      libraries) makes of the two sections on that BTF.
 #
 # What cannot be tested on 6.1: module split BTF against dwarf2btf's own
 # vmlinux BTF. BPF_BTF_LOAD has no way to name a base BTF (6.1's attribute
@@ -51,7 +62,7 @@
 # The last line is "N passed, M failed"; exit status 0 iff M is 0.
 set -uo pipefail
 
-[ $# -eq 2 ] || [ $# -eq 3 ] || { echo "usage: $0 DWARF2BTF WORKDIR [6.1|7.2]" >&2; exit 2; }
+[ $# -eq 2 ] || [ $# -eq 3 ] || { echo "usage: $0 DWARF2BTF WORKDIR [6.1|6.12|7.2]" >&2; exit 2; }
 D2B=$(readlink -f "$1") WORKDIR=$2 KVER=${3:-6.1}
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=tests/lib.sh
@@ -62,8 +73,9 @@ die() { echo "FAIL (setup): $*"; tally_fail; tally_end; exit 1; }
 
 case $KVER in
 6.1) FLAGS=$FLAGS_61 ;;
+6.12) FLAGS=$FLAGS_612 ;;
 7.2) FLAGS=$FLAGS_72 ;;
-*) echo "$0: kernel must be 6.1 or 7.2" >&2; exit 2 ;;
+*) echo "$0: kernel must be 6.1, 6.12 or 7.2" >&2; exit 2 ;;
 esac
 "$here/fetch.sh" "boot${KVER/./}" || die "fetch.sh boot${KVER/./}"
 "$here/fetch.sh" "modules${KVER/./}" || die "fetch.sh modules${KVER/./}"
@@ -179,6 +191,48 @@ expect_mod=$(python3 "$W/corrupt.py" member-offset "$R/btf/$MODULE.btf" "$R/btf/
 objcopy --update-section .BTF="$R/btf/$MODULE-corrupt.btf" "$R/btf/$MODULE.ko" "$R/btf/$MODULE-corrupt.ko" ||
 	die "objcopy --update-section"
 
+# An out-of-tree module (from 6.11 the kernel relocates a distilled base):
+# its .BTF and .BTF.base, and what libbpf's btf__relocate makes of them on
+# the running kernel's BTF, /btf/NAME-relocated.btf
+distilled=()
+# distilled_expect KO NAME: KO's sections relocated by libbpf
+distilled_expect() {
+	local ko=$1 name=$2 lib=$CACHE/pahole-1.30/usr/lib/x86_64-linux-gnu
+	objcopy --dump-section .BTF="$W/$name.btf" --dump-section .BTF.base="$W/$name.base" \
+		"$ko" "$W/junk" || die "no .BTF and .BTF.base in $ko"
+	rm -f "$W/junk"
+	"$lib/ld-linux-x86-64.so.2" --library-path "$lib" "$W/libbpf_distill" relocate \
+		"$W/$name.base" "$W/$name.btf" "$R/btf/debian-vmlinux.btf" \
+		"$R/btf/$name-relocated.btf" || die "libbpf's btf__relocate failed on $ko"
+	echo "$(basename "$ko"): .BTF $(stat -c %s "$W/$name.btf") bytes, .BTF.base" \
+		"$(stat -c %s "$W/$name.base") bytes; relocated by libbpf:" \
+		"$(stat -c %s "$R/btf/$name-relocated.btf") bytes"
+	cp "$ko" "$R/btf/$name-distilled.ko"
+	distilled+=("$name")
+}
+if [ "$KVER" != 6.1 ]; then
+	"$here/fetch.sh" pahole130 || die "fetch.sh pahole130"
+	gcc -O2 -Wall -o "$W/libbpf_distill" "$here/libbpf_distill.c" -lbpf ||
+		die "cannot build libbpf_distill (libbpf-dev)"
+fi
+case $KVER in
+6.12)
+	# built by Kbuild against Debian's headers, as DKMS builds it
+	"$here/extmod.sh" "$D2B" "$W/extmod" >"$W/extmod.log" 2>&1 ||
+		{ sed 's/^/  | /' "$W/extmod.log"; die "tests/extmod.sh"; }
+	distilled_expect "$W/extmod/d2b_extmod.ko" d2b_extmod
+	;;
+7.2)
+	# 7.x distills in resolve_btfids, not through the encoder: fat.ko encoded by hand
+	objcopy --remove-section .BTF "$KDIR/modules/$MODULE.ko" "$W/$MODULE.ko" ||
+		die "objcopy --remove-section"
+	# shellcheck disable=SC2086
+	LLVM_OBJCOPY=objcopy "$D2B" -J $FLAGS --btf_features=distilled_base --btf_base "$VMLINUX" \
+		"$W/$MODULE.ko" || die "dwarf2btf -J distilled_base failed on $MODULE.ko"
+	distilled_expect "$W/$MODULE.ko" "$MODULE"
+	;;
+esac
+
 cat >"$R/btf/list" <<LIST
 cmp /sys/kernel/btf/vmlinux /btf/debian-vmlinux.btf
 load /sys/kernel/btf/vmlinux
@@ -188,6 +242,9 @@ load /btf/corrupt-type-ref.btf
 insmod /btf/$MODULE-corrupt.ko $MODULE /btf/$MODULE-corrupt.btf
 insmod /btf/$MODULE.ko $MODULE /btf/$MODULE.btf
 LIST
+for name in ${distilled[@]+"${distilled[@]}"}; do
+	echo "insmod /btf/$name-distilled.ko $name /btf/$name-relocated.btf" >>"$R/btf/list"
+done
 
 # newc cpio of root/ (plus /dev/console), no cpio(1) needed
 python3 - "$R" "$W/initramfs.cpio" <<'PY' || die "initramfs"
@@ -291,10 +348,17 @@ else
 fi
 # the kernel logs the member and the message as separate "BPF:" lines
 klog() { grep -aF "KLOG $MODULE: " "$C" | grep -qF -- "$1"; }
-if has "$corrupt_load" && has "MODBTF absent $MODULE" &&
-	klog "failed to validate module [$MODULE] BTF: -22" &&
-	klog "BPF: 	${expect_mod% Member bits_offset exceeds its struct size}" &&
-	klog "BPF: Member bits_offset exceeds its struct size"; then
+# (6.12 with CONFIG_MODULE_ALLOW_BTF_MISMATCH logs no verifier message, only the mismatch)
+verifier_logged() {
+	if [ "$KVER" = 6.12 ] && grep -q '^CONFIG_MODULE_ALLOW_BTF_MISMATCH=y' "$KDIR/boot/config"; then
+		klog "Kernel module BTF mismatch detected"
+	else
+		klog "failed to validate module [$MODULE] BTF: -22" &&
+			klog "BPF: 	${expect_mod% Member bits_offset exceeds its struct size}" &&
+			klog "BPF: Member bits_offset exceeds its struct size"
+	fi
+}
+if has "$corrupt_load" && has "MODBTF absent $MODULE" && verifier_logged; then
 	tally_ok "$MODULE.ko with corrupted split BTF: the kernel refuses its BTF (\"$expect_mod\")"
 else
 	tally_fail "$MODULE.ko with corrupted split BTF: not refused as expected ($corrupt_load, no BTF, verifier message)"
@@ -305,6 +369,15 @@ if has "MODLOAD ok /btf/$MODULE.ko " &&
 else
 	tally_fail "$MODULE.ko with dwarf2btf's split BTF: not accepted"
 fi
+for name in ${distilled[@]+"${distilled[@]}"}; do
+	if has "MODLOAD ok /btf/$name-distilled.ko " &&
+		has "MODBTF present $name size=$(stat -c %s "$R/btf/$name-relocated.btf") same=yes"; then
+		tally_ok "$name.ko with a distilled base: loaded, relocated by the kernel as by libbpf"
+	else
+		tally_fail "$name.ko with a distilled base: not loaded, or /sys/kernel/btf/$name is not libbpf's relocation"
+	fi
+	show "^(MODLOAD|MODBTF|RMMOD) [^ ]*$name"
+done
 show "^(MODLOAD|MODBTF|RMMOD|KLOG $MODULE: .*(BPF|BTF))"
 
 echo "boot.sh: $(($(date +%s) - t0)) s in all"

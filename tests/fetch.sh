@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # fetch.sh - fetch and cache the reference tools and real inputs the tests use.
 #
-# Usage: tests/fetch.sh deps|pahole130|pahole132|pahole124|kernel61|kernel612|kernel72|modules61|modules612|modules72|moduletree61|moduletree612|moduletree72|boot61|boot72|ccsid|cross|arch-ARCH-VERSION|arches|all
+# Usage: tests/fetch.sh deps|pahole130|pahole132|pahole124|kernel61|kernel612|kernel72|modules61|modules612|modules72|moduletree61|moduletree612|moduletree72|headers612|boot61|boot612|boot72|ccsid|cross|arch-ARCH-VERSION|arches|all
 #
 # Everything is cached under $DWARF2BTF_CACHE (default /var/cache/dwarf2btf),
 # so a second run costs nothing; a kernel's debug package is kept there too
@@ -34,7 +34,10 @@
 #              mlx5_core of Debian's VERSION kernel for ARCH (arm64: 6.1,
 #              6.12, 7.2; armhf, riscv64: 6.12, 7.2; ppc64el, s390x: 7.2),
 #              into $CACHE/linux-ARCH-VERSION; arches: all nine
-#   boot61, boot72
+#   headers612 Debian 12's kernel headers of kernel612's kernel (the build
+#              directory of an out-of-tree module: tests/extmod.sh), into
+#              $CACHE/linux-6.12/headers
+#   boot61, boot612, boot72
 #              for tests/boot.sh: qemu-system-x86 (and the static libc of
 #              libc6-dev), and the vmlinuz and config of the non-debug
 #              packages of the same version as kernel61's (kernel72's) -dbg
@@ -55,7 +58,18 @@ log() { echo "fetch.sh: $*" >&2; }
 apt_updated=
 apt_update() {
 	[ -n "$apt_updated" ] && return 0
-	flock "$CACHE/.apt-update.lock" apt-get update -qq >&2
+	local try
+	for try in 1 2 3; do
+		if flock "$CACHE/.apt-update.lock" apt-get update -qq >&2; then
+			apt_updated=1
+			return 0
+		fi
+		log "apt-get update failed (try $try of 3)"
+		sleep $((try * 10))
+	done
+	# (a mirror mid-sync: the lists as they were are used, and a download
+	# they cannot give fails by itself)
+	log "apt-get update failed: going on with the package lists as they are"
 	apt_updated=1
 }
 
@@ -110,9 +124,8 @@ Package: *
 Pin: release n=$suite
 Pin-Priority: $prio
 PIN
-		apt_updated=
+		apt_updated= # (its lists: the next download updates first)
 	fi
-	apt_update
 }
 trixie_source() { suite_source trixie 100; }
 sid_source() { suite_source sid -1; }
@@ -124,6 +137,7 @@ unpack_debs() {
 	tmp=$(mktemp -d)
 	chmod 755 "$tmp"
 	local p
+	apt_update
 	for p in "$@"; do
 		(cd "$tmp" && apt-get download -qq "$p/$suite" >&2)
 	done
@@ -341,6 +355,42 @@ moduletree61() { kernel61; modules linux-6.1 module-tree './usr/lib/debug/lib/mo
 moduletree612() { kernel612; modules linux-6.12 module-tree './usr/lib/debug/lib/modules/*/kernel'; }
 moduletree72() { kernel72; modules linux-7.2 module-tree './usr/lib/debug/lib/modules/*/kernel'; }
 
+# headers612: Debian 12's headers of kernel612's kernel, the build directory
+# an out-of-tree module is built against (tests/extmod.sh): its .config,
+# Module.symvers, a vmlinux holding the kernel's .BTF, Kbuild's scripts and
+# resolve_btfids (linux-headers-ABI-cloud-amd64, -common, linux-kbuild-ABI,
+# of the debug package's version), unpacked into $CACHE/linux-6.12/headers,
+# its Makefile's include pointed there; headers/build is the directory
+headers612() {
+	local out=$CACHE/linux-6.12/headers dbg abi ver tmp p
+	kernel612
+	[ -f "$out/build/Makefile" ] && return 0
+	dbg=$(cat "$CACHE/linux-6.12/package")
+	abi=$(echo "$dbg" | sed -n 's/^linux-image-\(.*\)-cloud-amd64-dbg$/\1/p')
+	[ -n "$abi" ] || { log "cannot tell the ABI of $dbg"; exit 1; }
+	apt_update
+	ver=$(apt-cache show "$dbg" | awk '/^Version:/ { print $2; exit }')
+	[ -n "$ver" ] || { log "no version for $dbg"; exit 1; }
+	log "fetching linux-headers-$abi-cloud-amd64 $ver"
+	tmp=$(mktemp -d)
+	chmod 755 "$tmp"
+	for p in "linux-headers-$abi-cloud-amd64" "linux-headers-$abi-common" "linux-kbuild-$abi"; do
+		(cd "$tmp" && apt-get download -qq "$p=$ver" >&2)
+	done
+	rm -rf "$out.tmp"
+	mkdir -p "$out.tmp"
+	for p in "$tmp"/*.deb; do
+		dpkg -x "$p" "$out.tmp"
+	done
+	rm -rf "$tmp"
+	sed -i "s|^include /usr/src/|include $out/usr/src/|" \
+		"$out.tmp/usr/src/linux-headers-$abi-cloud-amd64/Makefile"
+	ln -s "usr/src/linux-headers-$abi-cloud-amd64" "$out.tmp/build"
+	[ -f "$out.tmp/build/vmlinux" ] || { log "no vmlinux in linux-headers-$abi-cloud-amd64"; exit 1; }
+	rm -rf "$out"
+	mv "$out.tmp" "$out"
+}
+
 # Debian's kernels of the other release architectures, by key ARCH-VERSION:
 # the debug metapackage and the suite it is taken from. trixie's 6.12 where
 # it is served (ppc64el's and s390x's are not: 404), sid's 7.2 (GCC 16) of
@@ -456,24 +506,32 @@ boot_image() {
 	mv "$out.tmp" "$out"
 }
 
-# boot61, boot72 : what tests/boot.sh boots: the bootable kernel image of the
-# package kernel61's (kernel72's) debug vmlinux belongs to (same version)
-boot61() {
-	local dbg pkg ver
-	boot_tools
-	kernel61
-	[ -f "$CACHE/linux-6.1/boot/vmlinuz" ] && return 0
-	dbg=$(cat "$CACHE/linux-6.1/package")
+# boot61, boot612, boot72 : what tests/boot.sh boots: the bootable kernel
+# image of the package kernel61's (kernel612's, kernel72's) debug vmlinux
+# belongs to (same version)
+boot_dbg_image() {
+	local name=$1 dbg pkg ver
+	dbg=$(cat "$CACHE/$name/package")
 	pkg=${dbg%-dbg}
 	apt_update
 	ver=$(apt-cache show "$dbg" | awk '/^Version:/ { print $2; exit }')
 	[ -n "$ver" ] || { log "no version for $dbg"; exit 1; }
 	# the signed image; its -unsigned twin has the same vmlinuz contents
 	if apt-cache show "$pkg=$ver" >/dev/null 2>&1; then
-		boot_image linux-6.1 boot "$pkg=$ver"
+		boot_image "$name" boot "$pkg=$ver"
 	else
-		boot_image linux-6.1 boot "$pkg-unsigned=$ver"
+		boot_image "$name" boot "$pkg-unsigned=$ver"
 	fi
+}
+boot61() {
+	boot_tools
+	kernel61
+	[ -f "$CACHE/linux-6.1/boot/vmlinuz" ] || boot_dbg_image linux-6.1
+}
+boot612() {
+	boot_tools
+	kernel612
+	[ -f "$CACHE/linux-6.12/boot/vmlinuz" ] || boot_dbg_image linux-6.12
 }
 boot72() {
 	local abi
@@ -485,10 +543,10 @@ boot72() {
 	boot_image linux-7.2 'usr/lib/modules/*' "linux-binary-$abi" "linux-base-$abi"
 }
 
-usage="deps|pahole130|pahole132|pahole124|kernel61|kernel612|kernel72|modules61|modules612|modules72|moduletree61|moduletree612|moduletree72|boot61|boot72|ccsid|cross|arch-ARCH-VERSION|arches|all"
+usage="deps|pahole130|pahole132|pahole124|kernel61|kernel612|kernel72|modules61|modules612|modules72|moduletree61|moduletree612|moduletree72|headers612|boot61|boot612|boot72|ccsid|cross|arch-ARCH-VERSION|arches|all"
 case ${1:-all} in
-deps | pahole130 | pahole132 | pahole124 | kernel61 | kernel612 | kernel72 | modules61 | modules612 | modules72 | moduletree61 | moduletree612 | moduletree72 | boot61 | boot72 | ccsid | cross | arches) "$1" ;;
+deps | pahole130 | pahole132 | pahole124 | kernel61 | kernel612 | kernel72 | modules61 | modules612 | modules72 | moduletree61 | moduletree612 | moduletree72 | headers612 | boot61 | boot612 | boot72 | ccsid | cross | arches) "$1" ;;
 arch-*) arch_kernel "${1#arch-}" ;;
-all) deps; pahole130; pahole132; pahole124; kernel61; kernel612; kernel72; modules61; modules612; modules72; boot61; boot72; ccsid; cross; arches ;;
+all) deps; pahole130; pahole132; pahole124; kernel61; kernel612; kernel72; modules61; modules612; modules72; headers612; boot61; boot612; boot72; ccsid; cross; arches ;;
 *) echo "usage: $0 $usage" >&2; exit 2 ;;
 esac
