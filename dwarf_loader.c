@@ -169,8 +169,8 @@ void dwarf_loader__free(struct dwarf_loader *dl)
 		elf_end(dl->elf);
 	if (dl->fd >= 0)
 		close(dl->fd);
-	while (dl->nr_reloc_copies)
-		free(dl->reloc_copies[--dl->nr_reloc_copies]);
+	for (i = 0; i <= LOADER_NR_SECS; i++)
+		free(dl->bufs[i]);
 	free(dl->units);
 	free(dl->tunits);
 	free(dl->sigs);

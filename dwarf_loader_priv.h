@@ -32,6 +32,9 @@
 #define DW_TAG_LLVM_annotation 0x6000
 #endif
 
+/* the debug sections loader__map_sections reads into struct dr_sections */
+#define LOADER_NR_SECS 8
+
 /* DIEs nested deeper are refused (die_walk.c); so are annotation chains longer */
 #define MAX_DIE_DEPTH 512
 
@@ -77,10 +80,14 @@ struct dwarf_loader {
 	bool relocatable; /* ET_REL */
 	bool strs_canonical; /* ET_REL: its references into .debug_str made canonical */
 	struct dr_sections secs;
-	/* ET_REL: relocated private copies of debug sections, to free */
-	uint8_t *reloc_copies[8];
-	unsigned int nr_reloc_copies;
-	size_t sec_index[8]; /* ELF section index of each dr_sections member */
+	/* [i]: the malloc'd bytes dr_sections member i (loader__map_sections'
+	 * order; [LOADER_NR_SECS] .debug_types) points at, to free, or NULL:
+	 * a decompressed (ELFCOMPRESS_ZSTD) or relocated copy of the section */
+	uint8_t *bufs[LOADER_NR_SECS + 1];
+	/* [i]: member i is a private heap buffer (decompressed, by libelf or
+	 * into bufs[i]), relocated in place, never a file mapping */
+	bool sec_private[LOADER_NR_SECS];
+	size_t sec_index[LOADER_NR_SECS]; /* ELF section index of each dr_sections member */
 	/* sections released as the units that read them are done
 	 * (dwarf_loader__release_cu, then the releaser thread) */
 	struct mapped_section rel[NR_REL];

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * dwarf_loader's debug sections: checked against the file's size, mapped
- * with libelf (decompressed where compressed), a relocatable file's
- * relocated into private copies, and their pages dropped from the
+ * with libelf, decompressed where compressed (zlib, GNU's .zdebug_X and
+ * zstd: see struct sec_contents), a relocatable file's relocated into private
+ * copies (in place where decompressed), and their pages dropped from the
  * resident set as the units that read them are done.
  *
  * Memory: the encoder's writer thread calls dwarf_loader__release_cu() for
@@ -12,17 +13,23 @@
  * Only pages of libelf's read-only mapping of the file are dropped: they
  * come back from the file if read again.
  */
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zstd.h>
 
 #include "dwarf_loader_priv.h"
 #include "elf_symtab.h"
 #include "str_canon.h"
 #include "tuning.h"
+
+#ifndef ELFCOMPRESS_ZSTD /* the gABI's; glibc 2.36's <elf.h> predates it */
+#define ELFCOMPRESS_ZSTD 2
+#endif
 
 /* ---------------------------------------------------------------------- */
 /* mapping                                                                */
@@ -61,20 +68,171 @@ int loader__check_size(struct dwarf_loader *dl, GElf_Ehdr *eh)
 	return 0;
 }
 
-/* a debug section's contents, decompressed; NULL (and one line) if unreadable */
-static Elf_Data *section_contents(const struct dwarf_loader *dl, Elf_Scn *scn, const GElf_Shdr *sh,
-				  const char *name)
+/*
+ * Compressed debug sections, in the three forms pahole's libdw reads:
+ * SHF_COMPRESSED with ELFCOMPRESS_ZLIB (libelf's elf_compress), with
+ * ELFCOMPRESS_ZSTD (libzstd here: Debian 12's libelf 0.188 predates zstd),
+ * and GNU's .zdebug_X ("ZLIB", the size in 8 big-endian bytes, a zlib
+ * stream; libelf's elf_compress_gnu), read as .debug_X. Each is
+ * decompressed into a private heap buffer, libelf's or the loader's
+ * (dl->bufs), which a relocatable file's relocations then change in place:
+ * never a file mapping, so never a page dropped (file_mapped). A bad
+ * header, a bad stream, a size other than the header's or an unknown
+ * ch_type is an error naming the section (where libdw skips the section).
+ */
+struct sec_contents {
+	const uint8_t *data;
+	size_t size;
+	uint8_t *buf; /* malloc'd here (ELFCOMPRESS_ZSTD), or NULL */
+	bool private; /* decompressed: a heap buffer, relocated in place */
+};
+
+/* the Elf32_Chdr or Elf64_Chdr that starts @raw, in the file's class and byte order */
+static int chdr_read(const struct dwarf_loader *dl, const Elf_Data *raw, uint32_t *type,
+		     uint64_t *size, size_t *hdr_len)
+{
+	bool is64 = gelf_getclass(dl->elf) == ELFCLASS64;
+	uint32_t w[2]; /* ch_type, then ch_reserved (64-bit) or ch_size (32-bit) */
+	uint64_t size64;
+
+	*hdr_len = is64 ? sizeof(Elf64_Chdr) : sizeof(Elf32_Chdr);
+	if (!raw->d_buf || raw->d_size < *hdr_len)
+		return -EINVAL;
+	memcpy(w, raw->d_buf, sizeof(w));
+	if (is64)
+		memcpy(&size64, (const uint8_t *)raw->d_buf + 8, sizeof(size64));
+	if (dl->secs.swap) {
+		w[0] = __builtin_bswap32(w[0]);
+		w[1] = __builtin_bswap32(w[1]);
+		size64 = is64 ? __builtin_bswap64(size64) : 0;
+	}
+	*type = w[0];
+	*size = is64 ? size64 : w[1];
+	return 0;
+}
+
+/* an ELFCOMPRESS_ZSTD section's @ch_size bytes, exactly, into a new buffer, c->buf */
+static int zstd_contents(const struct dwarf_loader *dl, const char *name, const Elf_Data *raw,
+			 size_t hdr_len, uint64_t ch_size, struct sec_contents *c)
+{
+	const uint8_t *src = (const uint8_t *)raw->d_buf + hdr_len;
+	size_t len = raw->d_size - hdr_len, n;
+	unsigned long long framed = ZSTD_getFrameContentSize(src, len);
+	uint8_t *buf;
+
+	/* one frame that gives its size: a ch_size that lies is refused unallocated */
+	if (framed != ZSTD_CONTENTSIZE_UNKNOWN && framed != ZSTD_CONTENTSIZE_ERROR &&
+	    ZSTD_findFrameCompressedSize(src, len) == len && framed != ch_size) {
+		pr_warn("%s: %s: cannot decompress: ch_size is %" PRIu64
+			", its zstd frame holds %llu bytes\n",
+			dl->path, name, ch_size, framed);
+		return -EINVAL;
+	}
+	if (ch_size >= SIZE_MAX || !(buf = malloc(ch_size ? ch_size : 1))) {
+		pr_warn("%s: %s: cannot decompress: %" PRIu64 " bytes: %s\n", dl->path, name,
+			ch_size, strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	n = ZSTD_decompress(buf, ch_size, src, len);
+	if (ZSTD_isError(n) || n != ch_size) {
+		pr_warn("%s: %s: cannot decompress: %s%s\n", dl->path, name,
+			ZSTD_isError(n) ? "zstd: " : "",
+			ZSTD_isError(n) ? ZSTD_getErrorName(n) : "fewer bytes than its ch_size");
+		free(buf);
+		return -EINVAL;
+	}
+	*c = (struct sec_contents){ .data = buf, .size = ch_size, .buf = buf, .private = true };
+	return 0;
+}
+
+/* an SHF_COMPRESSED section's contents: zstd here, zlib by libelf */
+static int chdr_contents(const struct dwarf_loader *dl, Elf_Scn *scn, const char *name,
+			 struct sec_contents *c)
+{
+	Elf_Data *raw = elf_rawdata(scn, NULL);
+	uint64_t ch_size;
+	uint32_t type;
+	size_t hdr_len;
+
+	if (!raw) {
+		pr_warn("%s: %s: cannot read: %s\n", dl->path, name, elf_errmsg(-1));
+		return -EINVAL;
+	}
+	if (chdr_read(dl, raw, &type, &ch_size, &hdr_len)) {
+		pr_warn("%s: %s: cannot decompress: %zu bytes, too short for a compression header\n",
+			dl->path, name, raw->d_size);
+		return -EINVAL;
+	}
+	if (type == ELFCOMPRESS_ZSTD)
+		return zstd_contents(dl, name, raw, hdr_len, ch_size, c);
+	if (type != ELFCOMPRESS_ZLIB) {
+		pr_warn("%s: %s: cannot decompress: unknown compression type %" PRIu32 "\n",
+			dl->path, name, type);
+		return -EINVAL;
+	}
+	/* libelf checks the stream gives ch_size bytes exactly */
+	if (elf_compress(scn, 0, 0) < 0) {
+		pr_warn("%s: %s: cannot decompress: %s\n", dl->path, name, elf_errmsg(-1));
+		return -EINVAL;
+	}
+	c->private = true;
+	return 0;
+}
+
+/*
+ * A debug section's contents, decompressed if SHF_COMPRESSED or @gnu (a
+ * .zdebug_X section, @name), into @c; or -errno, with one line naming the
+ * file and the section.
+ */
+static int section_contents(const struct dwarf_loader *dl, Elf_Scn *scn, const GElf_Shdr *sh,
+			    const char *name, bool gnu, struct sec_contents *c)
 {
 	Elf_Data *data;
+	int err;
 
-	if ((sh->sh_flags & SHF_COMPRESSED) && elf_compress(scn, 0, 0) < 0) {
-		pr_warn("%s: %s: cannot decompress: %s\n", dl->path, name, elf_errmsg(-1));
-		return NULL;
+	*c = (struct sec_contents){ 0 };
+	if (sh->sh_flags & SHF_COMPRESSED) {
+		err = chdr_contents(dl, scn, name, c);
+		if (err || c->buf)
+			return err;
+	} else if (gnu) {
+		if (elf_compress_gnu(scn, 0, 0) < 0) {
+			pr_warn("%s: %s: cannot decompress: %s\n", dl->path, name, elf_errmsg(-1));
+			return -EINVAL;
+		}
+		c->private = true;
 	}
 	data = elf_getdata(scn, NULL);
-	if (!data)
+	if (!data) {
 		pr_warn("%s: %s: cannot read: %s\n", dl->path, name, elf_errmsg(-1));
-	return data;
+		return -EINVAL;
+	}
+	c->data = data->d_buf;
+	c->size = data->d_size;
+	return 0;
+}
+
+/* @s, dr_sections member @slot ([LOADER_NR_SECS]: .debug_types), is @c */
+static void section_set(struct dwarf_loader *dl, unsigned int slot, struct dr_section *s,
+			const struct sec_contents *c)
+{
+	/* (a second section of the same name replaces the first, as libdw's) */
+	free(dl->bufs[slot]);
+	dl->bufs[slot] = c->buf;
+	if (slot < LOADER_NR_SECS)
+		dl->sec_private[slot] = c->private;
+	s->data = c->data;
+	s->size = c->size;
+}
+
+/* the DWARF name of section @name: .debug_X for GNU's compressed .zdebug_X (@gnu) */
+static const char *dwarf_section_name(const char *name, char *buf, size_t len, bool *gnu)
+{
+	*gnu = !strncmp(name, ".zdebug_", 8) && strlen(name) + 1 < len;
+	if (!*gnu)
+		return name;
+	snprintf(buf, len, ".debug_%s", name + 8);
+	return buf;
 }
 
 int loader__map_sections(struct dwarf_loader *dl, GElf_Ehdr *eh)
@@ -82,7 +240,7 @@ int loader__map_sections(struct dwarf_loader *dl, GElf_Ehdr *eh)
 	static const struct {
 		const char *name;
 		size_t off;
-	} wanted[] = {
+	} wanted[LOADER_NR_SECS] = {
 		{ ".debug_info", offsetof(struct dr_sections, info) },
 		{ ".debug_abbrev", offsetof(struct dr_sections, abbrev) },
 		{ ".debug_str", offsetof(struct dr_sections, str) },
@@ -94,6 +252,7 @@ int loader__map_sections(struct dwarf_loader *dl, GElf_Ehdr *eh)
 	};
 	Elf_Scn *scn = NULL;
 	size_t shstrndx, i;
+	int err;
 
 	if (elf_getshdrstrndx(dl->elf, &shstrndx)) {
 		pr_warn("%s: cannot find the section name table: %s\n", dl->path, elf_errmsg(-1));
@@ -102,9 +261,11 @@ int loader__map_sections(struct dwarf_loader *dl, GElf_Ehdr *eh)
 	dl->secs.swap =
 		(eh->e_ident[EI_DATA] == ELFDATA2MSB) != (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__);
 	while ((scn = elf_nextscn(dl->elf, scn))) {
+		struct sec_contents c;
+		char buf[32];
 		GElf_Shdr sh;
-		const char *name;
-		Elf_Data *data;
+		const char *name, *dname;
+		bool gnu;
 
 		if (!gelf_getshdr(scn, &sh) ||
 		    !(name = elf_strptr(dl->elf, shstrndx, sh.sh_name))) {
@@ -112,7 +273,8 @@ int loader__map_sections(struct dwarf_loader *dl, GElf_Ehdr *eh)
 				elf_ndxscn(scn), elf_errmsg(-1));
 			return -EINVAL;
 		}
-		if (!strcmp(name, ".debug_types") && sh.sh_size && sh.sh_type != SHT_NOBITS) {
+		dname = dwarf_section_name(name, buf, sizeof(buf), &gnu);
+		if (!strcmp(dname, ".debug_types") && sh.sh_size && sh.sh_type != SHT_NOBITS) {
 			/* a relocatable file has one per COMDAT group, to relocate */
 			if (eh->e_type == ET_REL || dl->types_secs.info.data) {
 				pr_warn("%s: .debug_types: type units in a relocatable file "
@@ -120,23 +282,21 @@ int loader__map_sections(struct dwarf_loader *dl, GElf_Ehdr *eh)
 					dl->path);
 				return -ENOTSUP;
 			}
-			data = section_contents(dl, scn, &sh, name);
-			if (!data)
-				return -EINVAL;
-			dl->types_secs.info.data = data->d_buf;
-			dl->types_secs.info.size = data->d_size;
+			err = section_contents(dl, scn, &sh, name, gnu, &c);
+			if (err)
+				return err;
+			section_set(dl, LOADER_NR_SECS, &dl->types_secs.info, &c);
 			continue;
 		}
-		for (i = 0; i < sizeof(wanted) / sizeof(wanted[0]); i++) {
+		for (i = 0; i < LOADER_NR_SECS; i++) {
 			struct dr_section *s = (void *)((char *)&dl->secs + wanted[i].off);
 
-			if (strcmp(name, wanted[i].name) || sh.sh_type == SHT_NOBITS)
+			if (strcmp(dname, wanted[i].name) || sh.sh_type == SHT_NOBITS)
 				continue;
-			data = section_contents(dl, scn, &sh, name);
-			if (!data)
-				return -EINVAL;
-			s->data = data->d_buf;
-			s->size = data->d_size;
+			err = section_contents(dl, scn, &sh, name, gnu, &c);
+			if (err)
+				return err;
+			section_set(dl, i, s, &c);
 			dl->sec_index[i] = elf_ndxscn(scn);
 		}
 	}
@@ -207,17 +367,18 @@ static void file_pages_drop(const void *p, size_t size)
 /*
  * A relocatable file's DWARF points at its sections through relocations:
  * apply them, with libdwfl's section layout, to private copies of the debug
- * sections, as libdwfl does for pahole. Those from .debug_info and
+ * sections (to the decompressed bytes themselves, already private), as
+ * libdwfl does for pahole. Those from .debug_info and
  * .debug_str_offsets into .debug_str are made to point at the first string
  * with the same contents (str_canon.h), so that names compare by address
  * as in a linked file.
  */
 int loader__relocate(struct dwarf_loader *dl)
 {
-	struct dr_section *secs[] = { &dl->secs.info,	  &dl->secs.abbrev,	 &dl->secs.str,
-				      &dl->secs.line_str, &dl->secs.str_offsets, &dl->secs.addr,
-				      &dl->secs.loc,	  &dl->secs.loclists };
-	bool copied[8] = { false };
+	struct dr_section *secs[LOADER_NR_SECS] = { &dl->secs.info,	   &dl->secs.abbrev,
+						    &dl->secs.str,	   &dl->secs.line_str,
+						    &dl->secs.str_offsets, &dl->secs.addr,
+						    &dl->secs.loc,	   &dl->secs.loclists };
 	struct str_canon *strs = NULL;
 	uint64_t *layout;
 	Elf_Scn *scn = NULL;
@@ -241,14 +402,15 @@ int loader__relocate(struct dwarf_loader *dl)
 
 		if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_RELA && sh.sh_type != SHT_REL))
 			continue;
-		for (i = 0; i < 8; i++) {
+		for (i = 0; i < LOADER_NR_SECS; i++) {
 			struct dr_section *t = secs[i];
 			uint8_t *copy;
 
 			if (!t->data || dl->sec_index[i] != sh.sh_info)
 				continue;
-			/* one copy per section, however many relocation sections name it */
-			if (!copied[i]) {
+			/* one copy per section, however many relocation sections name
+			 * it; none of one decompressed, already a private buffer */
+			if (!dl->sec_private[i]) {
 				if (!(copy = malloc(t->size ? t->size : 1))) {
 					err = -ENOMEM;
 					break;
@@ -256,8 +418,8 @@ int loader__relocate(struct dwarf_loader *dl)
 				memcpy(copy, t->data, t->size);
 				file_pages_drop(t->data, t->size);
 				t->data = copy;
-				dl->reloc_copies[dl->nr_reloc_copies++] = copy;
-				copied[i] = true;
+				dl->bufs[i] = copy;
+				dl->sec_private[i] = true;
 			}
 			err = elf_reloc__apply(
 				dl->path, dl->elf, &dl->machine, scn, &sh, (uint8_t *)t->data,

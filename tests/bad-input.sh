@@ -201,6 +201,17 @@ def main():
         struct.pack_into('<Q', b, o, f | int(a[1], 0))
     elif op == 'chsize':           # chsize SECTION SIZE: a compressed section's Elf64_Chdr ch_size
         struct.pack_into('<Q', b, sec(b, a[0])['off'] + 8, int(a[1], 0))
+    elif op == 'chsize-add':       # chsize-add SECTION DELTA: ch_size plus DELTA
+        o = sec(b, a[0])['off'] + 8; v, = struct.unpack_from('<Q', b, o)
+        struct.pack_into('<Q', b, o, v + int(a[1], 0))
+    elif op == 'gnusize-add':      # gnusize-add SECTION DELTA: a .zdebug_X's big-endian size plus DELTA
+        o = sec(b, a[0])['off'] + 4; v, = struct.unpack_from('>Q', b, o)
+        struct.pack_into('>Q', b, o, v + int(a[1], 0))
+    elif op == 'shsize-add':       # shsize-add SECTION DELTA
+        o = sec(b, a[0])['hdr'] + 0x20; v, = struct.unpack_from('<Q', b, o)
+        struct.pack_into('<Q', b, o, v + int(a[1], 0))
+    elif op == 'flip':             # flip SECTION OFFSET|mid: that byte of the section XOR 0xff
+        s = sec(b, a[0]); b[s['off'] + (s['size'] // 2 if a[1] == 'mid' else int(a[1], 0))] ^= 0xff
     elif op == 'symname':          # symname VALUE: every symbol's st_name but the first's
         s = sec(b, '.symtab')
         for o in range(s['off'] + 24, s['off'] + s['size'], 24):
@@ -908,6 +919,53 @@ objcopy --update-section .debug_info="$src/bomb.z" --set-section-alignment .debu
 edit "$in" shflags-or .debug_info 0x800
 expect "compressed .debug_info: 256 MiB of zeros" error \
 	"$(re "$in"): \.debug_info: bad unit header at offset 0" "$in" "${in%/*}/out.btf"
+# the three forms pahole's libelf reads: SHF_COMPRESSED with ELFCOMPRESS_ZLIB
+# (above) and ELFCOMPRESS_ZSTD (libzstd), and GNU's .zdebug_X ("ZLIB", the
+# size in 8 big-endian bytes, a zlib stream); each header, stream and size
+# damaged (tests/compressed.sh compares the good ones with pahole)
+objcopy --compress-debug-sections=zstd "$prog" "$src/prog-zst" || tally_fail "fixture: cannot compress (zstd)"
+objcopy --compress-debug-sections=zlib-gnu "$prog" "$src/prog-gnu" ||
+	tally_fail "fixture: cannot compress (zlib-gnu)"
+in=$(mkcase compressed-zstd-control "$src/prog-zst")
+expect "zstd debug sections (control)" success "" "$in" "${in%/*}/out.btf"
+in=$(mkcase compressed-gnu-control "$src/prog-gnu")
+expect "GNU .zdebug_ sections (control)" success "" "$in" "${in%/*}/out.btf"
+# (an Elf64_Chdr is 24 bytes; a .zdebug_X header 12)
+for c in "zst:ch_size one byte short:chsize-add .debug_info -1" \
+	"zst:ch_size one byte long:chsize-add .debug_info 1" \
+	"zst:ch_size 1 TiB:chsize .debug_info 0x10000000000" \
+	"zst:unknown ch_type 3:poke .debug_info 0 $(le32 3)" \
+	"zst:compression header cut short:shsize .debug_info 20" \
+	"zst:zstd frame magic damaged:flip .debug_info 24" \
+	"zst:zstd stream cut short:shsize-add .debug_info -16" \
+	"z:ch_size one byte short:chsize-add .debug_info -1" \
+	"z:ch_size one byte long:chsize-add .debug_info 1" \
+	"z:unknown ch_type 0x7f:poke .debug_info 0 $(le32 0x7f)" \
+	"z:zlib stream header damaged:flip .debug_info 24" \
+	"z:zlib stream, a byte mid-way flipped:flip .debug_info mid" \
+	"z:zlib stream cut short:shsize-add .debug_info -16" \
+	"gnu:ZLIB magic damaged:poke .zdebug_info 0 5a4c4958" \
+	"gnu:size one byte short:gnusize-add .zdebug_info -1" \
+	"gnu:size one byte long:gnusize-add .zdebug_info 1" \
+	"gnu:zlib stream, a byte mid-way flipped:flip .zdebug_info mid" \
+	"gnu:zlib stream cut short:shsize-add .zdebug_info -16"; do
+	IFS=: read -r form what op <<<"$c"
+	case $form in
+	zst) file=$src/prog-zst sect=.debug_info label="zstd .debug_info" ;;
+	z) file=$src/prog-z sect=.debug_info label="zlib .debug_info" ;;
+	gnu) file=$src/prog-gnu sect=.zdebug_info label=".zdebug_info" ;;
+	esac
+	in=$(mkcase "compressed-$form-${what//[^a-zA-Z0-9]/-}" "$file")
+	# shellcheck disable=SC2086 # op: the edit and its arguments
+	edit "$in" $op
+	expect "$label: $what" error "$(re "$in"): $(re "$sect"): cannot decompress: " \
+		"$in" "${in%/*}/out.btf"
+done
+# zstd as objcopy writes it has no checksum: a flipped byte may decode to
+# other bytes of the same size, then read as DWARF (an error or success)
+in=$(mkcase compressed-zst-flip-mid "$src/prog-zst"); edit "$in" flip .debug_info mid
+expect "zstd .debug_info: a byte mid-way flipped" any \
+	"$(re "$in"): " "$in" "${in%/*}/out.btf"
 
 # ---------------------------------------------------------------------------
 # relocatable files (modules): a machine or a relocation type without a rule

@@ -88,7 +88,7 @@ apt_ensure() {
 }
 
 deps() {
-	apt_ensure cmake make gcc clang lld libdw-dev libelf-dev libbpf-dev zlib1g-dev pkg-config \
+	apt_ensure cmake make gcc clang lld libdw-dev libelf-dev libbpf-dev zlib1g-dev libzstd-dev pkg-config \
 		valgrind binutils llvm python3 procps bpftool
 }
 
