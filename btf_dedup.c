@@ -24,8 +24,8 @@
  *   3. structs and unions (and, in 1.7.0, typedefs), in id order: the
  *      first candidate of their hash whose type graph is equivalent
  *      (is_equiv: a paired walk recording which candidate type each
- *      canonical type stands for, the "hypothetical map") is their
- *      canonical type, and the walk's pairings resolve forward
+ *      canonical type stands for, the "hypothetical map"; dedup_equiv.c)
+ *      is their canonical type, and the walk's pairings resolve forward
  *      declarations and map further structs;
  *   4. forward declarations still unresolved take the one canonical struct
  *      or union of their name, if there is just one;
@@ -50,25 +50,10 @@
 
 #include "btf_base.h"
 #include "btf_dedup.h"
+#include "btf_dedup_priv.h"
 #include "btf_raw.h"
 #include "dedup_cands.h"
 #include "dedup_compare.h"
-
-#define MAX_NR_TYPES 0x7fffffffu
-#define UNPROCESSED UINT32_MAX
-#define IN_PROGRESS (UINT32_MAX - 1)
-#define IDENTICAL_DEPTH 16 /* 1.7.0's limit on the identical-types walk */
-
-struct dedup {
-	struct btf_type **types; /* by id; the base's are only read */
-	uint8_t *kinds; /* by id: each type's kind, read without its record */
-	uint32_t nr, start_id;
-	uint32_t *map, *hypot_map, *hypot_list;
-	size_t hypot_cnt, hypot_cap;
-	bool hypot_adjust_canon;
-	bool v170;
-	struct cand_table table;
-};
 
 static struct btf_type void_type;
 
@@ -171,333 +156,6 @@ static int dedup_prim_type(struct dedup *d, uint32_t id)
 	return map_type(d, id, new_id, h);
 }
 
-static bool is_mapped(const struct dedup *d, uint32_t id)
-{
-	return d->map[id] <= MAX_NR_TYPES;
-}
-
-static uint32_t resolve_id(const struct dedup *d, uint32_t id)
-{
-	while (is_mapped(d, id) && d->map[id] != id)
-		id = d->map[id];
-	return id;
-}
-
-static uint32_t resolve_fwd_id(const struct dedup *d, uint32_t id)
-{
-	uint32_t r;
-
-	if (d->kinds[id] != BTF_KIND_FWD)
-		return id;
-	r = resolve_id(d, id);
-	return d->kinds[r] == BTF_KIND_FWD ? id : r;
-}
-
-/* 1.1: identical ARRAYs (ids included) */
-static bool identical_arrays(const struct dedup *d, uint32_t a, uint32_t b)
-{
-	const struct btf_type *x = d->types[a], *y = d->types[b];
-
-	return btf_is_array(x) && btf_is_array(y) && dedup_compare__equal_array(x, y);
-}
-
-/* 1.1: identical STRUCTs or UNIONs, member ids equal or identical */
-static bool identical_structs(const struct dedup *d, uint32_t a, uint32_t b)
-{
-	const struct btf_type *x = d->types[a], *y = d->types[b];
-	const struct btf_member *mx, *my;
-	uint32_t i;
-
-	if (!btf_is_composite(x) || btf_kind(x) != btf_kind(y) ||
-	    !dedup_compare__shallow_equal_struct(x, y))
-		return false;
-	mx = btf_members(x);
-	my = btf_members(y);
-	for (i = 0; i < btf_vlen(x); i++)
-		if (mx[i].type != my[i].type && !identical_arrays(d, mx[i].type, my[i].type) &&
-		    !identical_structs(d, mx[i].type, my[i].type))
-			return false;
-	return true;
-}
-
-/*
- * 1.7.0: the two types are alike down to @depth levels of referenced ids.
- * Its ARRAY case compares the first array's ids with themselves, so two
- * arrays of the same size, name and length are identical: kept so.
- */
-static bool identical_types(const struct dedup *d, uint32_t a, uint32_t b, int depth)
-{
-	const struct btf_type *x, *y;
-	uint32_t i;
-
-	for (;;) {
-		x = d->types[a];
-		y = d->types[b];
-		if (depth <= 0 || btf_kind(x) != btf_kind(y))
-			return false;
-		switch (btf_kind(x)) {
-		case BTF_KIND_UNKN:
-			return true;
-		case BTF_KIND_INT:
-		case BTF_KIND_ENUM:
-		case BTF_KIND_ENUM64:
-		case BTF_KIND_FWD:
-		case BTF_KIND_FLOAT:
-			return dedup_compare__equiv_prim(x, y);
-		case BTF_KIND_CONST:
-		case BTF_KIND_VOLATILE:
-		case BTF_KIND_RESTRICT:
-		case BTF_KIND_PTR:
-		case BTF_KIND_TYPEDEF:
-		case BTF_KIND_FUNC:
-		case BTF_KIND_TYPE_TAG:
-			if (x->info != y->info || x->name_off != y->name_off)
-				return false;
-			a = x->type;
-			b = y->type;
-			continue; /* the same depth */
-		case BTF_KIND_ARRAY:
-			return dedup_compare__compat_array(x, y);
-		case BTF_KIND_STRUCT:
-		case BTF_KIND_UNION: {
-			const struct btf_member *mx = btf_members(x), *my = btf_members(y);
-
-			if (!dedup_compare__shallow_equal_struct(x, y))
-				return false;
-			for (i = 0; i < btf_vlen(x); i++)
-				if (mx[i].type != my[i].type &&
-				    !identical_types(d, mx[i].type, my[i].type, depth - 1))
-					return false;
-			return true;
-		}
-		case BTF_KIND_FUNC_PROTO: {
-			const struct btf_param *px = btf_params(x), *py = btf_params(y);
-
-			if (!dedup_compare__compat_fnproto(x, y))
-				return false;
-			if (x->type != y->type && !identical_types(d, x->type, y->type, depth - 1))
-				return false;
-			for (i = 0; i < btf_vlen(x); i++)
-				if (px[i].type != py[i].type &&
-				    !identical_types(d, px[i].type, py[i].type, depth - 1))
-					return false;
-			return true;
-		}
-		default:
-			return false;
-		}
-	}
-}
-
-static int hypot_add(struct dedup *d, uint32_t from, uint32_t to)
-{
-	if (d->hypot_cnt == d->hypot_cap) {
-		size_t cap = d->hypot_cap + (d->hypot_cap / 2 > 16 ? d->hypot_cap / 2 : 16);
-		uint32_t *list = realloc(d->hypot_list, cap * sizeof(*list));
-
-		if (!list)
-			return -ENOMEM;
-		d->hypot_list = list;
-		d->hypot_cap = cap;
-	}
-	d->hypot_list[d->hypot_cnt++] = from;
-	d->hypot_map[from] = to;
-	return 0;
-}
-
-static void hypot_clear(struct dedup *d)
-{
-	size_t i;
-
-	for (i = 0; i < d->hypot_cnt; i++)
-		d->hypot_map[d->hypot_list[i]] = UNPROCESSED;
-	d->hypot_cnt = 0;
-	d->hypot_adjust_canon = false;
-}
-
-static int is_equiv(struct dedup *d, uint32_t cand_id, uint32_t canon_id);
-
-/* a type's kind as is_equiv matches it: a declaration as what it declares */
-static int equiv_kind(const struct btf_type *t)
-{
-	switch (btf_kind(t)) {
-	case BTF_KIND_FWD:
-		return btf_kflag(t) ? BTF_KIND_UNION : BTF_KIND_STRUCT;
-	case BTF_KIND_ENUM64:
-		return BTF_KIND_ENUM;
-	default:
-		return btf_kind(t);
-	}
-}
-
-/*
- * Whether is_equiv(@a, @b) can succeed: only if @a is @b, or they have the
- * same name and equiv_kind. (Every way it succeeds implies that: the same
- * canonical type, as every mapping joins types so alike, an enum
- * declaration an ENUM64 among them; the type paired with @b earlier in the
- * walk, or one identical to it, whose name and kind were matched with @b's
- * before the walk went deeper; or the check of the pair itself, whose
- * kinds must be the same but for a declaration.)
- */
-static bool may_be_equiv(const struct dedup *d, uint32_t a, uint32_t b)
-{
-	const struct btf_type *x = d->types[a], *y = d->types[b];
-
-	return a == b || (x->name_off == y->name_off && equiv_kind(x) == equiv_kind(y));
-}
-
-/*
- * Whether struct or union @t's check against @cand can succeed: only if
- * every pair of their members may_be_equiv. Where one cannot, is_equiv
- * fails all the same, after walking the members before it. In a module
- * whose structs keep failing against their copies, that walk was most of
- * the time (xfs.ko). (Asked of every pair a walk meets, it cost more than
- * it saved in a small module's walks, which mostly succeed.)
- */
-static bool members_may_be_equiv(const struct dedup *d, const struct btf_type *t,
-				 const struct btf_type *cand)
-{
-	const struct btf_member *x = btf_members(t), *y = btf_members(cand);
-	uint32_t i;
-
-	for (i = 0; i < btf_vlen(t); i++)
-		if (!may_be_equiv(d, x[i].type, y[i].type))
-			return false;
-	return true;
-}
-
-static int is_equiv_members(struct dedup *d, const struct btf_type *cand,
-			    const struct btf_type *canon)
-{
-	const struct btf_member *x = btf_members(cand), *y = btf_members(canon);
-	uint32_t i;
-	int eq;
-
-	if (!dedup_compare__shallow_equal_struct(cand, canon))
-		return 0;
-	for (i = 0; i < btf_vlen(cand); i++) {
-		eq = is_equiv(d, x[i].type, y[i].type);
-		if (eq <= 0)
-			return eq;
-	}
-	return 1;
-}
-
-static int is_equiv_params(struct dedup *d, const struct btf_type *cand,
-			   const struct btf_type *canon)
-{
-	const struct btf_param *x = btf_params(cand), *y = btf_params(canon);
-	uint32_t i;
-	int eq;
-
-	if (!dedup_compare__compat_fnproto(cand, canon))
-		return 0;
-	eq = is_equiv(d, cand->type, canon->type);
-	for (i = 0; eq > 0 && i < btf_vlen(cand); i++)
-		eq = is_equiv(d, x[i].type, y[i].type);
-	return eq;
-}
-
-/* >0: the graphs of @cand_id and @canon_id are equivalent; 0: not; -errno */
-static int is_equiv(struct dedup *d, uint32_t cand_id, uint32_t canon_id)
-{
-	const struct btf_type *cand, *canon;
-	uint16_t cand_kind, canon_kind;
-	uint32_t hypot;
-	int eq;
-
-	if (resolve_id(d, cand_id) == resolve_id(d, canon_id))
-		return 1;
-	canon_id = resolve_fwd_id(d, canon_id);
-	hypot = d->hypot_map[canon_id];
-	if (hypot <= MAX_NR_TYPES) {
-		if (hypot == cand_id)
-			return 1;
-		if (d->v170)
-			return identical_types(d, hypot, cand_id, IDENTICAL_DEPTH);
-		return identical_arrays(d, hypot, cand_id) || identical_structs(d, hypot, cand_id);
-	}
-	if (hypot_add(d, canon_id, cand_id))
-		return -ENOMEM;
-	cand = d->types[cand_id];
-	canon = d->types[canon_id];
-	cand_kind = btf_kind(cand);
-	canon_kind = btf_kind(canon);
-	if (cand->name_off != canon->name_off)
-		return 0;
-	if ((cand_kind == BTF_KIND_FWD || canon_kind == BTF_KIND_FWD) && cand_kind != canon_kind) {
-		uint16_t real_kind, fwd_kind;
-
-		if (cand_kind == BTF_KIND_FWD) {
-			real_kind = canon_kind;
-			fwd_kind = btf_kflag(cand) ? BTF_KIND_UNION : BTF_KIND_STRUCT;
-		} else {
-			real_kind = cand_kind;
-			fwd_kind = btf_kflag(canon) ? BTF_KIND_UNION : BTF_KIND_STRUCT;
-			/* a base declaration would have to resolve */
-			if (fwd_kind == real_kind && canon_id < d->start_id)
-				d->hypot_adjust_canon = true;
-		}
-		return fwd_kind == real_kind;
-	}
-	if (cand_kind != canon_kind)
-		return 0;
-	switch (cand_kind) {
-	case BTF_KIND_INT:
-	case BTF_KIND_ENUM:
-	case BTF_KIND_ENUM64:
-	case BTF_KIND_FWD:
-	case BTF_KIND_FLOAT:
-		return dedup_compare__equiv_prim(cand, canon);
-	case BTF_KIND_CONST:
-	case BTF_KIND_VOLATILE:
-	case BTF_KIND_RESTRICT:
-	case BTF_KIND_PTR:
-	case BTF_KIND_TYPEDEF:
-	case BTF_KIND_FUNC:
-	case BTF_KIND_TYPE_TAG:
-		if (cand->info != canon->info)
-			return 0;
-		return is_equiv(d, cand->type, canon->type);
-	case BTF_KIND_ARRAY:
-		if (!dedup_compare__compat_array(cand, canon))
-			return 0;
-		eq = is_equiv(d, btf_array(cand)->index_type, btf_array(canon)->index_type);
-		if (eq <= 0)
-			return eq;
-		return is_equiv(d, btf_array(cand)->type, btf_array(canon)->type);
-	case BTF_KIND_STRUCT:
-	case BTF_KIND_UNION:
-		return is_equiv_members(d, cand, canon);
-	case BTF_KIND_FUNC_PROTO:
-		return is_equiv_params(d, cand, canon);
-	default:
-		return -EINVAL;
-	}
-}
-
-/* an equivalence found: what its walk paired resolves declarations and structs */
-static void merge_hypot(struct dedup *d)
-{
-	size_t i;
-
-	for (i = 0; i < d->hypot_cnt; i++) {
-		uint32_t canon = d->hypot_list[i];
-		uint32_t t_id = resolve_id(d, d->hypot_map[canon]), c_id = resolve_id(d, canon);
-		uint16_t t_kind = d->kinds[t_id], c_kind = d->kinds[c_id];
-
-		if (t_kind != BTF_KIND_FWD && c_kind == BTF_KIND_FWD)
-			d->map[c_id] = t_id;
-		if (d->hypot_adjust_canon)
-			continue;
-		if (t_kind == BTF_KIND_FWD && c_kind != BTF_KIND_FWD)
-			d->map[t_id] = c_id;
-		if ((t_kind == BTF_KIND_STRUCT || t_kind == BTF_KIND_UNION) &&
-		    c_kind != BTF_KIND_FWD && is_mapped(d, c_id) && !is_mapped(d, t_id))
-			d->map[t_id] = c_id;
-	}
-}
-
 static int dedup_struct_type(struct dedup *d, uint32_t id)
 {
 	const struct btf_type *t = d->types[id];
@@ -515,15 +173,15 @@ static int dedup_struct_type(struct dedup *d, uint32_t id)
 		if (!dedup_compare__equal_struct_phase(t, d->types[cand_id]))
 			continue;
 		/* (is_equiv would fail: @id unmapped, @cand_id canonical, the rest equal) */
-		if (btf_is_composite(t) && !members_may_be_equiv(d, t, d->types[cand_id]))
+		if (btf_is_composite(t) && !dedup__members_may_be_equiv(d, t, d->types[cand_id]))
 			continue;
-		hypot_clear(d);
-		eq = is_equiv(d, id, cand_id);
+		dedup__hypot_clear(d);
+		eq = dedup__is_equiv(d, id, cand_id);
 		if (eq < 0)
 			return eq;
 		if (!eq)
 			continue;
-		merge_hypot(d);
+		dedup__merge_hypot(d);
 		if (d->hypot_adjust_canon)
 			continue;
 		new_id = cand_id;

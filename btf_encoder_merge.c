@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * btf_encoder_merge - the encoder's side of the batches (btf_batches.c
- * deduplicates each on a thread of its own and appends it to the merged
- * BTF). While the writer runs, a batch is opened with a fresh BTF, given a
- * copy of the array index type, and handed over once it holds
- * BTF_BATCH_TYPES types or more at a CU boundary (enc__batch_start,
- * enc__batch_close, both called by write_cu); the ids a batch's functions
- * and variables will need are recorded with it (enc__batch_use).
+ * btf_encoder_merge - the end of the batches (btf_batches.c deduplicates
+ * each on a thread of its own and appends it to the merged BTF). While the
+ * writer runs, a batch is opened with a fresh BTF, given a copy of the
+ * array index type, and handed over once it holds BTF_BATCH_TYPES types or
+ * more at a CU boundary (enc__batch_start, enc__batch_close, both called
+ * by write_cu, btf_encoder_records.c); the ids a batch's functions and
+ * variables will need are recorded with it (enc__batch_use).
  *
  * At the end, btf_encoder__merge hands over the last batch, and while the
  * last dedups run it sorts the saved functions and variables (neither order
@@ -18,7 +18,7 @@
  * The merged BTF is a btf_raw (enc->raw) to the end, or under --exact, where
  * libbpf deduplicates, libbpf's (enc->btf): the functions and DATASECs are
  * added to whichever it is, and read back from it, by the enc__ helpers of
- * the first section below; a base type or string is read from the base.
+ * btf_encoder_records.c; a base type or string is read from the base.
  */
 #include <bpf/btf.h>
 #include <errno.h>
@@ -35,170 +35,9 @@
 #include "msort.h"
 
 /* ---------------------------------------------------------------------- */
-/* the merged BTF                                                         */
-
-/* type @id of the merged BTF; a base type is read from the base itself */
-const struct btf_type *enc__type(const struct btf_encoder *enc, uint32_t id)
-{
-	if (enc->base && id < btf_base__type_cnt(enc->base))
-		return btf_base__type(enc->base, id);
-	return enc->btf ? btf__type_by_id(enc->btf, id) : btf_raw__type(enc->raw, id);
-}
-
-/* the merged BTF's type @id, to be changed: one added after the merge */
-struct btf_type *enc__type_mut(struct btf_encoder *enc, uint32_t id)
-{
-	return enc->btf ? (struct btf_type *)btf__type_by_id(enc->btf, id)
-			: btf_raw__type(enc->raw, id);
-}
-
-/* the string at @off of the merged BTF; a base string is read from the base */
-const char *enc__str_at(const struct btf_encoder *enc, uint32_t off)
-{
-	if (enc->base && off < btf_base__str_len(enc->base))
-		return btf_base__str(enc->base, off);
-	return enc->btf ? btf__str_by_offset(enc->btf, off) : btf_raw__str(enc->raw, off);
-}
-
-/* the id the merged BTF's next type gets */
-uint32_t enc__type_cnt(const struct btf_encoder *enc)
-{
-	return enc->btf ? btf__type_cnt(enc->btf) : btf_raw__type_cnt(enc->raw);
-}
-
-/*
- * The offset of name @s in the merged BTF, as btf__add_str gives it: the
- * base's copy (looked up in btf_base, not by libbpf: see btf_base.c), or
- * the merged BTF's, added if new. Or -errno.
- */
-int enc__tail_str(struct btf_encoder *enc, const char *s)
-{
-	int off;
-
-	if (!enc->btf)
-		return btf_raw__add_str(enc->raw, s);
-	off = enc->base ? btf_base__find_str(enc->base, s) : -ENOENT;
-	return off >= 0 ? off : btf__add_str(enc->btf, s);
-}
-
-/*
- * Type record @t (its header and the @extra bytes that follow it, its name
- * an offset) appended to the merged BTF: the record the btf__add_* call of
- * its kind writes, without libbpf looking the name up (btf__add_type of the
- * record unnamed, then named). Its id, or -errno.
- */
-int enc__add_record(struct btf_encoder *enc, const struct btf_type *t, size_t extra)
-{
-	struct {
-		struct btf_type t;
-		uint32_t extra;
-	} rec = { *t, 0 };
-	int id;
-
-	if (!enc->btf)
-		return btf_raw__add_record(enc->raw, t, (uint32_t)(sizeof(*t) + extra));
-	if (extra)
-		memcpy(&rec.extra, t + 1, sizeof(rec.extra));
-	rec.t.name_off = 0;
-	id = btf__add_type(enc->btf, enc->btf, &rec.t);
-	if (id > 0)
-		enc__type_mut(enc, (uint32_t)id)->name_off = t->name_off;
-	return id;
-}
-
-/* a parameter of the last FUNC_PROTO @proto, named by offset @off */
-int enc__add_func_param_off(struct btf_encoder *enc, int proto, uint32_t off, uint32_t type)
-{
-	struct btf_type *t;
-	int err;
-
-	if (!enc->btf)
-		return btf_raw__add_func_param(enc->raw, off, type);
-	err = btf__add_func_param(enc->btf, NULL, type);
-	if (err)
-		return err;
-	t = enc__type_mut(enc, (uint32_t)proto);
-	btf_params(t)[btf_vlen(t) - 1].name_off = off;
-	return 0;
-}
-
-/* a secinfo of the DATASEC just added to the merged BTF */
-int enc__add_datasec_var_info(struct btf_encoder *enc, uint32_t type, uint32_t offset,
-			      uint32_t size)
-{
-	if (!enc->btf)
-		return btf_raw__add_datasec_var_info(enc->raw, type, offset, size);
-	return btf__add_datasec_var_info(enc->btf, (int)type, offset, size);
-}
-
-/* ---------------------------------------------------------------------- */
-/* the writer's batches                                                   */
-
-/* A new batch: a fresh BTF, its own string offsets, the array index type. */
-int enc__batch_start(struct btf_encoder *enc)
-{
-	int id;
-
-	enc->raw = btf_raw__new(NULL);
-	if (!enc->raw || btf_raw__reserve(enc->raw, &enc->batch_room))
-		return -ENOMEM;
-	enc__strs_clear(enc);
-	if (!enc->index_type)
-		return 0;
-	id = btf_raw__add_int_copy(enc->raw, enc->index_type, 1);
-	if (id < 0)
-		return id;
-	enc->nr_types_encoded--; /* the copy is not part of the stream */
-	return 0;
-}
-
-/* Later batches get a copy of the array index type: no batch refers to another. */
-int enc__batch_keep_index_type(struct btf_encoder *enc)
-{
-	int id;
-
-	if (!enc->batches)
-		return 0;
-	enc->index_type = btf_raw__new(NULL);
-	if (!enc->index_type)
-		return -ENOMEM;
-	id = btf_raw__add_int_copy(enc->index_type, enc->raw, enc->array_index_id);
-	return id < 0 ? id : 0;
-}
-
-/* Type @id of the batch is used by a function or DATASEC: keep track of it. */
-int enc__batch_use(struct btf_encoder *enc, uint32_t id)
-{
-	if (!enc->batches || !id)
-		return 0;
-	if (d2b_grow(&enc->batch_ids, &enc->cap_batch_ids, (uint64_t)enc->nr_batch_ids + 1,
-		     sizeof(*enc->batch_ids)))
-		return -ENOMEM;
-	enc->batch_ids[enc->nr_batch_ids++] = id;
-	return 0;
-}
-
-/* Hand the batch over for its dedup. */
-int enc__batch_close(struct btf_encoder *enc)
-{
-	int k;
-
-	enc->nr_types_encoded += btf_raw__type_cnt(enc->raw) - 1;
-	btf_raw__room(enc->raw, &enc->batch_room);
-	k = btf_batches__add(enc->batches, enc->raw, enc->batch_ids, enc->nr_batch_ids);
-	enc->raw = NULL;
-	enc->batch_ids = NULL;
-	enc->nr_batch_ids = enc->cap_batch_ids = 0;
-	if (k < 0)
-		return k;
-	enc->nr_batches++;
-	return 0;
-}
-
-/* @id, a type of batch @k, in the merged BTF */
-/* ---------------------------------------------------------------------- */
 /* the merge                                                              */
 
+/* @id, a type of batch @k, in the merged BTF */
 static int merged_type(const struct btf_encoder *enc, uint32_t k, uint32_t *id)
 {
 	uint32_t merged = btf_batches__type_id(enc->batches, k, *id);

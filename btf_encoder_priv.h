@@ -1,11 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * btf_encoder's private interface: the structs its files share and the
- * functions one of them calls in another. btf_encoder_single.c has the
- * encoder (types, variables, the writer, the end); btf_encoder_names.c
- * the writer's name caches; btf_encoder_merge.c the merged BTF, the
- * batches and their merge; btf_funcs.c the functions (saved as CUs are
- * written, emitted at the end). The public API is btf_encoder_single.h.
+ * functions one of them calls in another. Its layers, each calling only
+ * those below it:
+ *   btf_encoder_single.c  the encoder: the types of the stream, the writer,
+ *                         the end; btf_encoder_merge.c: the batches' merge
+ *   btf_funcs.c           the functions (saved as CUs are written, emitted
+ *                         at the end); btf_encoder_vars.c: the variables
+ *                         and DATASECs
+ *   btf_encoder_records.c the BTF records are added to and read back from
+ *                         (merged, batch, base) and the batches' life
+ *   btf_encoder_names.c   the writer's name caches
+ * The public API is btf_encoder_single.h.
  * Everything here is the collector's or its writer's, as marked on each
  * field.
  */
@@ -18,13 +24,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "btf_dedup.h"
 #include "btf_encoder_single.h"
 #include "btf_raw.h"
 #include "packed_structs.h"
 #include "tuning.h"
 
 struct btf_base;
+struct d2b_conf;
 struct cu;
+struct cu_var;
 struct elf_function;
 
 /*
@@ -192,7 +201,22 @@ void enc__strs_clear(struct btf_encoder *enc);
 /* ... and their memory given back, once no batch is written any more */
 void enc__strs_free(struct btf_encoder *enc);
 
-/* ---- btf_encoder_merge.c: the merged BTF ------------------------------- */
+/*
+ * The writer's adds: the name interned first (enc__str, as libbpf interned it
+ * before adding the type), then the type, named by offset.
+ */
+#define add_named(enc, add, name, ...)                                               \
+	({                                                                           \
+		int __off = enc__str(enc, name);                                     \
+		__off < 0 ? __off : add((enc)->raw, (uint32_t)__off, ##__VA_ARGS__); \
+	})
+
+/* ---- btf_encoder_records.c: the BTF the encoder builds ------------------ */
+
+/* the dedup the BTF gets: split or not, and the release reproduced */
+enum btf_dedup_libbpf enc__dedup_release(const struct d2b_conf *conf, bool split);
+/* the final dedup is btf_dedup's, not libbpf's (--exact) */
+bool enc__own_dedup(const struct btf_encoder *enc);
 
 /* type @id of the merged BTF; a base type is read from the base itself */
 const struct btf_type *enc__type(const struct btf_encoder *enc, uint32_t id);
@@ -212,13 +236,6 @@ int enc__add_func_param_off(struct btf_encoder *enc, int proto, uint32_t off, ui
 int enc__add_datasec_var_info(struct btf_encoder *enc, uint32_t type, uint32_t offset,
 			      uint32_t size);
 
-/* ---- btf_encoder_single.c ---------------------------------------------- */
-
-/* the final dedup is btf_dedup's, not libbpf's (--exact) */
-bool enc__own_dedup(const struct btf_encoder *enc);
-
-/* ---- btf_encoder_merge.c: the batches, the merge ----------------------- */
-
 /* the writer: a new batch (a fresh BTF, the array index type); 0 or -errno */
 int enc__batch_start(struct btf_encoder *enc);
 /* the writer: the array index type kept for the later batches; 0 or -errno */
@@ -227,6 +244,19 @@ int enc__batch_keep_index_type(struct btf_encoder *enc);
 int enc__batch_close(struct btf_encoder *enc);
 /* type @id of the batch is used by a function or DATASEC: keep track of it */
 int enc__batch_use(struct btf_encoder *enc, uint32_t id);
+
+/* ---- btf_encoder_vars.c ------------------------------------------------ */
+
+/*
+ * 1 if @v becomes a VAR (in section *@shndx at *@offset), 0 if not, -EINVAL
+ * if it is invalid (reported if @report)
+ */
+int var__encodable(const struct btf_encoder *enc, const struct cu *cu, const struct cu_var *v,
+		   bool report, int *shndx, uint64_t *offset);
+/* the writer: @v's VAR and decl tags, recorded with its section; 0 or -errno */
+int var__encode(struct btf_encoder *enc, const struct cu *cu, const struct cu_var *v);
+/* the end: one DATASEC per section with VARs; 0 or -errno */
+int datasecs__emit(struct btf_encoder *enc);
 
 /* ---- btf_funcs.c ------------------------------------------------------- */
 

@@ -18,8 +18,8 @@
  * final dedup. Split BTF (a --btf_base) is one BTF, not batched, the
  * writer's btf_raw to the end. Under --exact there are no batches, and
  * where libbpf deduplicates (enc__own_dedup) the one BTF is made a libbpf
- * BTF in btf_encoder__merge. The batches' side of the encoder, and the
- * merge, are btf_encoder_merge.c's.
+ * BTF in btf_encoder__merge. The merge is btf_encoder_merge.c's; opening,
+ * filling and handing over a batch, btf_encoder_records.c's.
  *
  * Why the stream must match: btf__dedup keeps the first occurrence of every
  * equivalence class and rebuilds the string section in order of first
@@ -48,10 +48,14 @@
  * Names are interned through caches of the string offsets the encoder keeps
  * itself (enc__str, btf_encoder_names.c). The functions and DATASECs at the
  * end are added to the merged BTF, named by offset (enc__add_record and
- * friends, btf_encoder_merge.c).
+ * friends, btf_encoder_records.c).
  *
  * The functions, saved by the writer and emitted at the end, are
- * btf_funcs.c's; the structs these files share are btf_encoder_priv.h's.
+ * btf_funcs.c's; the variables and DATASECs btf_encoder_vars.c's; the
+ * structs these files share are btf_encoder_priv.h's.
+ *
+ * The encoder's files call only downward: this file and the merge, then
+ * the functions and the variables, then the records and the names.
  */
 #include <bpf/btf.h>
 #include <dwarf.h>
@@ -79,26 +83,6 @@
 #include "elf_symtab.h"
 #include "tmpfiles.h"
 #include "tuning.h"
-
-/*
- * The BTF is deduplicated by btf_dedup, reproducing libbpf's btf__dedup:
- * split BTF as the libbpf the pahole release reproduced is built with does,
- * BTF that is not split as libbpf 1.1 does (its batches too).
- */
-static enum btf_dedup_libbpf dedup_release(const struct d2b_conf *conf, bool split)
-{
-	return split && conf->pahole >= 132 ? BTF_DEDUP_LIBBPF_1_7_0 : BTF_DEDUP_LIBBPF_1_1;
-}
-
-/*
- * Under --exact the dedup is libbpf's own btf__dedup (the path btf_dedup must
- * equal), and libbpf builds the BTF; except where libbpf 1.7.0's decisions are
- * reproduced, which only btf_dedup makes.
- */
-bool enc__own_dedup(const struct btf_encoder *enc)
-{
-	return !enc->conf->exact || dedup_release(enc->conf, enc->base) == BTF_DEDUP_LIBBPF_1_7_0;
-}
 
 struct btf_encoder *btf_encoder__new(const struct d2b_conf *conf, struct elf_symtab *es,
 				     struct btf_base *base, const char *path, int *err)
@@ -160,16 +144,6 @@ void btf_encoder__free(struct btf_encoder *enc)
 
 /* ---------------------------------------------------------------------- */
 /* types                                                                  */
-
-/*
- * The writer's adds: the name interned first (enc__str, as libbpf interned it
- * before adding the type), then the type, named by offset.
- */
-#define add_named(enc, add, name, ...)                                               \
-	({                                                                           \
-		int __off = enc__str(enc, name);                                     \
-		__off < 0 ? __off : add((enc)->raw, (uint32_t)__off, ##__VA_ARGS__); \
-	})
 
 static int encode_base_type(struct btf_encoder *enc, const struct cu_type *t)
 {
@@ -378,109 +352,6 @@ static int encode_type_decl_tags(struct btf_encoder *enc, const struct cu *cu)
 }
 
 /* ---------------------------------------------------------------------- */
-/* variables                                                              */
-
-static bool btf_name_valid(const char *p)
-{
-	const char *start = p;
-
-	if (!p || !(*p == '_' || *p == '.' || (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z')))
-		return false;
-	for (p++; *p; p++)
-		if (!(*p == '_' || *p == '.' || (*p >= 'a' && *p <= 'z') ||
-		      (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9')))
-			return false;
-	return p - start <= 128;
-}
-
-static bool var_name_filtered(const char *name)
-{
-	static const char *const prefixes[] = {
-		"__UNIQUE_ID",
-		"__tpstrtab_",
-		"__exitcall_",
-		"__gendwarfksyms_ptr_",
-		"__func_stack_frame_non_standard_",
-	};
-	size_t i;
-
-	for (i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
-		if (!strncmp(name, prefixes[i], strlen(prefixes[i])))
-			return true;
-	return false;
-}
-
-static int sec_add_var(struct btf_encoder *enc, int shndx, uint32_t type, uint32_t offset,
-		       uint32_t size)
-{
-	struct sec_vars *s = &enc->secs[shndx];
-
-	if (d2b_grow(&s->recs, &s->cap, s->nr + 1, sizeof(*s->recs)))
-		return -ENOMEM;
-	s->recs[s->nr++] = (struct secinfo){ type, offset, size, enc->nr_batches };
-	return enc__batch_use(enc, type);
-}
-
-/*
- * 1 if @v becomes a VAR (in section *@shndx at *@offset), 0 if not, -EINVAL
- * if it is invalid (reported if @report). Read-only: the collector counts
- * the VARs a CU adds with it, the writer adds them.
- */
-static int var_encodable(const struct btf_encoder *enc, const struct cu *cu, const struct cu_var *v,
-			 bool report, int *shndx, uint64_t *offset)
-{
-	const struct elf_section *sec;
-
-	if (v->declaration || v->artificial || !v->has_addr)
-		return 0;
-	*shndx = elf_symtab__section_of(enc->es, v->addr);
-	if (*shndx < 0)
-		return 0;
-	sec = elf_symtab__section(enc->es, *shndx);
-	if (!sec->include)
-		return 0;
-	*offset = v->addr - sec->addr;
-	if (v->name && var_name_filtered(v->name))
-		return 0;
-	if (!*offset && (!v->name || !elf_symtab__has_object(enc->es, v->name, *shndx)))
-		return 0;
-	if (!btf_name_valid(v->name) || !v->type) {
-		if (enc->conf->encode_force)
-			return 0;
-		if (report)
-			pr_warn("%s: CU %#" PRIx64 ": DIE %#" PRIx64
-				": variable '%s' has an invalid name or void type (use encode_force)\n",
-				enc->path, cu->off, v->die_off, v->name ? v->name : "");
-		return -EINVAL;
-	}
-	return v->size && v->size <= UINT32_MAX && *offset <= UINT32_MAX;
-}
-
-static int encode_var(struct btf_encoder *enc, const struct cu *cu, const struct cu_var *v)
-{
-	uint64_t offset;
-	uint32_t a;
-	int shndx, id, err;
-
-	err = var_encodable(enc, cu, v, true, &shndx, &offset);
-	if (err <= 0)
-		return err;
-	id = add_named(enc, btf_raw__add_var, v->name,
-		       v->external ? BTF_VAR_GLOBAL_ALLOCATED : BTF_VAR_STATIC, enc->ids[v->type]);
-	if (id < 0)
-		return id;
-	enc->stats.nr_vars++;
-	for (a = 0; a < v->nr_annots; a++) {
-		const struct cu_annot *an = &cu->annots[v->annot_first + a];
-
-		err = add_named(enc, btf_raw__add_decl_tag, an->value, (uint32_t)id, -1);
-		if (err < 0)
-			return err;
-	}
-	return sec_add_var(enc, shndx, id, (uint32_t)offset, (uint32_t)v->size);
-}
-
-/* ---------------------------------------------------------------------- */
 /* CUs                                                                    */
 
 /*
@@ -533,7 +404,7 @@ static int plan_cu(struct btf_encoder *enc, struct cu_plan *p)
 	for (i = 1; i < cu->nr_types; i++)
 		next_id += cu->types[i].nr_annots; /* decl tags */
 	for (i = 0; i < cu->nr_vars; i++) {
-		err = var_encodable(enc, cu, &cu->vars[i], false, &shndx, &offset);
+		err = var__encodable(enc, cu, &cu->vars[i], false, &shndx, &offset);
 		if (err < 0) {
 			p->stop = true; /* the writer reports it */
 			break;
@@ -593,7 +464,7 @@ static int write_cu(struct btf_encoder *enc, const struct cu_plan *p)
 	if (err)
 		goto out_err;
 	for (i = 0; i < cu->nr_vars; i++) {
-		err = encode_var(enc, cu, &cu->vars[i]);
+		err = var__encode(enc, cu, &cu->vars[i]);
 		if (err == -EINVAL)
 			return err;
 		if (err)
@@ -727,40 +598,6 @@ int btf_encoder__encode_cu(struct btf_encoder *enc, struct cu *cu)
 /* ---------------------------------------------------------------------- */
 /* finishing                                                              */
 
-static int emit_datasecs(struct btf_encoder *enc)
-{
-	size_t shndx, n = elf_symtab__nr_sections(enc->es);
-	uint32_t i;
-	int id, err, off;
-
-	/* (each section's variables sorted by btf_encoder__merge) */
-	for (shndx = 0; shndx < n; shndx++) {
-		struct sec_vars *s = &enc->secs[shndx];
-		const struct secinfo *last;
-
-		if (!s->nr)
-			continue;
-		last = &s->recs[s->nr - 1];
-		off = enc__tail_str(enc, elf_symtab__section(enc->es, shndx)->name);
-		if (off < 0)
-			return off;
-		id = enc__add_record(enc,
-				     &(struct btf_type){ (uint32_t)off,
-							 BTF_RAW_INFO(BTF_KIND_DATASEC, 0, 0),
-							 { last->offset + last->size } },
-				     0);
-		if (id < 0)
-			return id;
-		for (i = 0; i < s->nr; i++) {
-			err = enc__add_datasec_var_info(enc, s->recs[i].type, s->recs[i].offset,
-							s->recs[i].size);
-			if (err)
-				return err;
-		}
-	}
-	return 0;
-}
-
 int btf_encoder__finish(struct btf_encoder *enc)
 {
 	uint32_t before = enc__type_cnt(enc);
@@ -768,7 +605,7 @@ int btf_encoder__finish(struct btf_encoder *enc)
 
 	err = funcs__emit(enc);
 	if (!err)
-		err = emit_datasecs(enc);
+		err = datasecs__emit(enc);
 	if (err) {
 		pr_warn("%s: cannot encode functions and sections: %s\n", enc->path,
 			strerror(-err));
@@ -791,7 +628,7 @@ int btf_encoder__dedup(struct btf_encoder *enc)
 	if (!enc__own_dedup(enc))
 		err = btf__dedup(enc->btf, NULL);
 	else
-		err = btf_dedup__raw(enc->raw, enc->base, dedup_release(enc->conf, enc->base));
+		err = btf_dedup__raw(enc->raw, enc->base, enc__dedup_release(enc->conf, enc->base));
 	if (err) {
 		pr_warn("%s: BTF deduplication failed: %s\n", enc->path, strerror(-err));
 		return err;

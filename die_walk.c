@@ -18,130 +18,6 @@
 #include "dwarf_loader_priv.h"
 
 /*
- * The key of the type a DW_FORM_ref_sig8 @a names: its DIE in the type unit,
- * which is queued to be walked after the unit. 0 (void) if there is no such
- * type unit and @strict is false, as for a skeleton DIE, which then stays
- * a type of its own.
- */
-static uint32_t sig_ref(struct cu_loader *l, struct dr_cu *acu, const struct dr_attr *a,
-			bool strict)
-{
-	struct dwarf_loader *dl = l->dl;
-	struct type_unit key = {}, *tu;
-	uint32_t i;
-
-	if (dr_attr__sig8(acu, a, &key.signature))
-		return 0;
-	/* no type units: dl->sigs is NULL, which bsearch must not get */
-	tu = dl->nr_sigs ? bsearch(&key, dl->sigs, dl->nr_sigs, sizeof(*dl->sigs), type_unit__cmp)
-			 : NULL;
-	while (tu && tu > dl->sigs && tu[-1].signature == key.signature)
-		tu--;
-	if (!tu) {
-		if (strict && !l->err.sig)
-			l->err.sig = key.signature;
-		return 0;
-	}
-	i = (uint32_t)(tu - dl->sigs);
-	if (!l->tu.queued && !(l->tu.queued = calloc(dl->nr_sigs, 1))) {
-		l->err.oom = true;
-		return 0;
-	}
-	if (!l->tu.queued[i]) {
-		if (d2b_grow(&l->tu.queue, &l->tu.cap, (uint64_t)l->tu.nr + 1,
-			     sizeof(*l->tu.queue))) {
-			l->err.oom = true;
-			return 0;
-		}
-		l->tu.queue[l->tu.nr++] = i;
-		l->tu.queued[i] = 1;
-	}
-	return (uint32_t)(tu->unit->type_off | tu->key_bits);
-}
-
-/*
- * Attribute @at of @die or of the DIEs its DW_AT_abstract_origin or
- * DW_AT_specification lead to. Not finding it is no error, but an origin
- * that is no DIE is a dangling reference, as bad as any other.
- */
-static const struct dr_attr *attr_integrate(struct cu_loader *l, const struct dr_die *die,
-					    uint16_t at, struct dr_cu **acu)
-{
-	bool bad_ref = false;
-	const struct dr_attr *a = dr_die__attr_integrate(l->dc, die, at, &l->tmp, acu, &bad_ref);
-
-	if (bad_ref && !l->err.ref_die)
-		l->err.ref_die = die->off;
-	return a;
-}
-
-/* the key of the DIE @at refers to (through origin/specification), 0 if none */
-static uint32_t rel_ref(struct cu_loader *l, const struct dr_die *die, uint16_t at)
-{
-	struct dr_cu *acu = l->dc;
-	const struct dr_attr *a = dr_die__attr(die, at);
-	uint64_t off;
-
-	/* (most DIEs have their own: no origin to follow) */
-	if (!a && !(a = attr_integrate(l, die, at, &acu)))
-		return 0;
-	if (a->form == DW_FORM_ref_sig8)
-		return sig_ref(l, acu, a, true);
-	if (dr_attr__ref(acu, a, &off)) {
-		if (!l->err.ref_die)
-			l->err.ref_die = die->off;
-		return 0;
-	}
-	return die_key(l, off);
-}
-
-static uint64_t attr_udata(struct cu_loader *l, const struct dr_die *die, uint16_t at, uint64_t def)
-{
-	const struct dr_attr *a = dr_die__attr(die, at);
-	uint64_t v;
-
-	if (!a || dr_attr__udata(l->dc, a, &v))
-		return def;
-	return v;
-}
-
-static bool attr_flag(const struct dr_die *die, uint16_t at)
-{
-	const struct dr_attr *a = dr_die__attr(die, at);
-
-	return a && dr_attr__flag(a);
-}
-
-/*
- * A present attribute whose value cannot be read: a string or address index
- * past its table, an offset past its section, a form of the wrong class.
- * libdw reads it as absent (an anonymous type, a function without address);
- * it is malformed DWARF, reported with the first such DIE of the unit.
- */
-static void attr_bad(struct cu_loader *l, const struct dr_die *die, uint16_t at)
-{
-	if (!l->err.attr_die) {
-		l->err.attr_die = die->off;
-		l->err.attr = at;
-	}
-}
-
-const char *attr__name(struct cu_loader *l, const struct dr_die *die)
-{
-	struct dr_cu *acu = l->dc;
-	const struct dr_attr *a = dr_die__attr(die, DW_AT_name);
-	const char *name;
-
-	/* (most DIEs name themselves: no origin to follow) */
-	if (!a && !(a = attr_integrate(l, die, DW_AT_name, &acu)))
-		return NULL;
-	name = dr_attr__string(acu, a);
-	if (!name)
-		attr_bad(l, die, DW_AT_name);
-	return name;
-}
-
-/*
  * Enter one level of DIE nesting (a struct's members, a scope's children):
  * bound the depth, as hostile input can nest without end, and get the
  * child DIE of this depth, which is too large to keep on the stack at every
@@ -203,7 +79,7 @@ static int die_process_array(struct cu_loader *l, struct dr_die *die, struct cu_
 	uint32_t first = cu->nr_types, i, j, n = 1;
 	int ret = 0;
 
-	t->type = rel_ref(l, die, DW_AT_type);
+	t->type = attr__ref(l, die, DW_AT_type);
 	t->size = 0;
 	cu->has_arrays = true;
 	if (die->ab->children) {
@@ -253,7 +129,7 @@ static int die_process_params(struct cu_loader *l, struct dr_die *die, uint32_t 
 
 		if (child.ab->tag == DW_TAG_formal_parameter) {
 			p.name = attr__name(l, &child);
-			p.type = rel_ref(l, &child, DW_AT_type);
+			p.type = attr__ref(l, &child, DW_AT_type);
 		} else if (child.ab->tag == DW_TAG_unspecified_parameters) {
 			p.vararg = true;
 		} else {
@@ -280,7 +156,7 @@ static int die_process_enum(struct cu_loader *l, struct dr_die *die, struct cu_t
 	uint64_t off;
 	int ret;
 
-	t->size = attr_udata(l, die, DW_AT_byte_size, 0);
+	t->size = attr__udata(l, die, DW_AT_byte_size, 0);
 	a = dr_die__attr(die, DW_AT_type);
 	if (a && !dr_attr__ref(l->dc, a, &off) && (dc = dr_cu__of(l->dc, off)) &&
 	    dr_die__at(dc, off, &l->tmp) == 1 && l->tmp.ab->tag == DW_TAG_base_type) {
@@ -299,7 +175,7 @@ static int die_process_enum(struct cu_loader *l, struct dr_die *die, struct cu_t
 		if (child.ab->tag != DW_TAG_enumerator)
 			continue;
 		e.name = attr__name(l, &child);
-		e.value = attr_udata(l, &child, DW_AT_const_value, 0);
+		e.value = attr__udata(l, &child, DW_AT_const_value, 0);
 		if (d2b_grow(&l->cu->enumerators, &l->cap_enums, l->nr_enums + 1,
 			     sizeof(*l->cu->enumerators)))
 			return -ENOMEM;
@@ -339,8 +215,8 @@ static int member_add(struct cu_loader *l, const struct dr_die *die, struct vec 
 	uint64_t v;
 
 	m.name = attr__name(l, die);
-	m.type = rel_ref(l, die, DW_AT_type);
-	bits = (uint32_t)attr_udata(l, die, DW_AT_bit_size, 0);
+	m.type = attr__ref(l, die, DW_AT_type);
+	bits = (uint32_t)attr__udata(l, die, DW_AT_bit_size, 0);
 	m.bitfield_size = bits > 0xffff ? 0xffff : (uint16_t)bits;
 	if ((a = dr_die__attr(die, DW_AT_data_bit_offset)) && !dr_attr__udata(l->dc, a, &v)) {
 		m.bit_offset = (uint32_t)v;
@@ -351,7 +227,7 @@ static int member_add(struct cu_loader *l, const struct dr_die *die, struct vec 
 		    !dr_attr__sdata(l->dc, a, &sv)) {
 			m.has_dw4_bit_offset = true;
 			m.dw4_bit_offset = (uint32_t)sv;
-			v = attr_udata(l, die, DW_AT_byte_size, 0);
+			v = attr__udata(l, die, DW_AT_byte_size, 0);
 			m.dw4_byte_size = v > 0xff ? 0 : (uint8_t)v;
 		}
 	}
@@ -374,14 +250,14 @@ static int die_process_class(struct cu_loader *l, struct dr_die *die, struct cu_
 		l->nr_vecs = mark;
 		return err;
 	}
-	t->size = attr_udata(l, die, DW_AT_byte_size, 0);
-	if (t->tag == DW_TAG_structure_type && attr_udata(l, die, DW_AT_alignment, 0) == 1)
+	t->size = attr__udata(l, die, DW_AT_byte_size, 0);
+	if (t->tag == DW_TAG_structure_type && attr__udata(l, die, DW_AT_alignment, 0) == 1)
 		t->flags |= CU_TYPE_ALIGNED_1;
 	for_each_child(l, die, child, ret) {
 		switch (child->ab->tag) {
 		case DW_TAG_member:
 			/* C++ static members: declarations without location */
-			if (t->tag != DW_TAG_union_type && attr_flag(child, DW_AT_declaration))
+			if (t->tag != DW_TAG_union_type && attr__flag(child, DW_AT_declaration))
 				break;
 			err = annots__of(l, child, (int)members->nr, annots);
 			if (!err)
@@ -462,12 +338,12 @@ static int die_process_function(struct cu_loader *l, struct dr_die *die)
 		return -ENOMEM;
 	}
 	fn.name = attr__name(l, die);
-	fn.ret_type = rel_ref(l, die, DW_AT_type);
-	fn.declaration = attr_flag(die, DW_AT_declaration);
+	fn.ret_type = attr__ref(l, die, DW_AT_type);
+	fn.declaration = attr__flag(die, DW_AT_declaration);
 	fn.die_off = die->off;
 	if ((a = dr_die__attr(die, DW_AT_low_pc)) && dr_attr__addr(l->dc, a, &fn.addr)) {
 		fn.addr = 0;
-		attr_bad(l, die, DW_AT_low_pc);
+		attr__bad(l, die, DW_AT_low_pc);
 	}
 	if (l->producer_clang && l->dl->conf->pahole >= 132)
 		fn.signature_changed = func__signature_changed(l, die);
@@ -500,7 +376,7 @@ static int param_add(struct cu_loader *l, struct dr_die *die, struct fn_scope *f
 		p.vararg = true;
 	} else {
 		p.name = attr__name(l, die);
-		p.type = rel_ref(l, die, DW_AT_type);
+		p.type = attr__ref(l, die, DW_AT_type);
 		if (l->dl->conf->pahole >= 132)
 			param__locate(l, die, idx, &p);
 		else
@@ -584,7 +460,7 @@ static bool var_location(struct cu_loader *l, const struct dr_die *die, uint64_t
 	if (op.atom != DW_OP_addrx && op.atom != DW_OP_GNU_addr_index)
 		return false;
 	if (dr_cu__addrx(l->dc, op.number, addr)) {
-		attr_bad(l, die, DW_AT_location);
+		attr__bad(l, die, DW_AT_location);
 		return false;
 	}
 	return true;
@@ -617,8 +493,8 @@ static int die_process_variable(struct cu_loader *l, struct dr_die *die)
 		}
 	}
 	v.die_off = die->off;
-	v.declaration = attr_flag(die, DW_AT_declaration) && !spec;
-	v.artificial = attr_flag(die, DW_AT_artificial);
+	v.declaration = attr__flag(die, DW_AT_declaration) && !spec;
+	v.artificial = attr__flag(die, DW_AT_artificial);
 	v.has_addr = var_location(l, die, &v.addr);
 	v.name = attr__name(l, die);
 	/*
@@ -631,12 +507,12 @@ static int die_process_variable(struct cu_loader *l, struct dr_die *die)
 	if (spec) {
 		/* the specification's attributes and children are read with its own unit's reader */
 		l->dc = spec_dc;
-		v.type = rel_ref(l, spec, DW_AT_type);
-		v.external = attr_flag(spec, DW_AT_external);
+		v.type = attr__ref(l, spec, DW_AT_type);
+		v.external = attr__flag(spec, DW_AT_external);
 		adie = spec;
 	} else {
-		v.type = rel_ref(l, die, DW_AT_type);
-		v.external = attr_flag(die, DW_AT_external);
+		v.type = attr__ref(l, die, DW_AT_type);
+		v.external = attr__flag(die, DW_AT_external);
 	}
 	annots = vec__take(l);
 	err = annots ? annots__of(l, adie, -1, annots) : -ENOMEM;
@@ -665,7 +541,7 @@ static bool skeleton_alias(struct cu_loader *l, const struct dr_die *die, int *e
 	uint32_t target;
 
 	*err = 0;
-	if (!a || !(target = sig_ref(l, l->dc, a, false)))
+	if (!a || !(target = attr__sig_ref(l, l->dc, a, false)))
 		return false;
 	if (d2b_grow(&l->tu.aliases, &l->tu.cap_aliases, (uint64_t)l->tu.nr_aliases + 2,
 		     sizeof(*l->tu.aliases)))
@@ -688,11 +564,11 @@ static int die_process(struct cu_loader *l, struct dr_die *die)
 	switch (tag) {
 	case DW_TAG_base_type:
 		t.name = attr__name(l, die);
-		t.size = attr_udata(l, die, DW_AT_byte_size, 0);
-		t.encoding = (uint8_t)attr_udata(l, die, DW_AT_encoding, 0);
+		t.size = attr__udata(l, die, DW_AT_byte_size, 0);
+		t.encoding = (uint8_t)attr__udata(l, die, DW_AT_encoding, 0);
 		return type__add(l, die->off, &t) ? 0 : -ENOMEM;
 	case DW_TAG_pointer_type:
-		t.type = rel_ref(l, die, DW_AT_type);
+		t.type = attr__ref(l, die, DW_AT_type);
 		return die__process_pointer(l, die, &t);
 	case DW_TAG_const_type:
 	case DW_TAG_volatile_type:
@@ -702,16 +578,16 @@ static int die_process(struct cu_loader *l, struct dr_die *die)
 	case DW_TAG_rvalue_reference_type:
 	case DW_TAG_ptr_to_member_type:
 	case DW_TAG_string_type:
-		t.type = rel_ref(l, die, DW_AT_type);
+		t.type = attr__ref(l, die, DW_AT_type);
 		return type__add(l, die->off, &t) ? 0 : -ENOMEM;
 	case DW_TAG_typedef:
 		t.name = attr__name(l, die);
-		t.type = rel_ref(l, die, DW_AT_type);
+		t.type = attr__ref(l, die, DW_AT_type);
 		return die_process_typedef(l, die, &t);
 	case DW_TAG_array_type:
 		return die_process_array(l, die, &t);
 	case DW_TAG_subroutine_type:
-		t.type = rel_ref(l, die, DW_AT_type);
+		t.type = attr__ref(l, die, DW_AT_type);
 		err = die_process_params(l, die, &t.first, &t.nr);
 		if (err)
 			return err;
@@ -724,7 +600,7 @@ static int die_process(struct cu_loader *l, struct dr_die *die)
 		if (skeleton_alias(l, die, &err))
 			return err;
 		t.name = attr__name(l, die);
-		if (attr_flag(die, DW_AT_declaration))
+		if (attr__flag(die, DW_AT_declaration))
 			t.flags |= CU_TYPE_DECLARATION;
 		if (t.tag == DW_TAG_enumeration_type)
 			return die_process_enum(l, die, &t);

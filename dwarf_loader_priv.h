@@ -272,8 +272,25 @@ int loader__index_units(struct dwarf_loader *dl);
 int unit__walk(struct cu_loader *l, unsigned int i, struct dr_die *cu_die);
 int type_units__walk(struct cu_loader *l, struct dr_die *tu_die);
 
-/* die_walk.c */
+/* die_attrs.c */
+uint32_t attr__sig_ref(struct cu_loader *l, struct dr_cu *acu, const struct dr_attr *a,
+		       bool strict);
+const struct dr_attr *attr__integrate(struct cu_loader *l, const struct dr_die *die, uint16_t at,
+				      struct dr_cu **acu);
+uint32_t attr__ref(struct cu_loader *l, const struct dr_die *die, uint16_t at);
+uint64_t attr__udata(struct cu_loader *l, const struct dr_die *die, uint16_t at, uint64_t def);
+/* (inline: the walk asks it of most DIEs; a call would cost 0.5% of xfs.ko's instructions) */
+static inline bool attr__flag(const struct dr_die *die, uint16_t at)
+{
+	const struct dr_attr *a = dr_die__attr(die, at);
+
+	return a && dr_attr__flag(a);
+}
+
+void attr__bad(struct cu_loader *l, const struct dr_die *die, uint16_t at);
 const char *attr__name(struct cu_loader *l, const struct dr_die *die);
+
+/* die_walk.c */
 int cu__walk(struct cu_loader *l, struct dr_die *cu_die);
 
 /* cu_tables.c */

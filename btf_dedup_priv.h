@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * btf_dedup_priv - what btf_dedup.c and dedup_equiv.c share: one dedup's
+ * state, and the maps it keeps by type id.
+ *
+ * map[id]: UNPROCESSED, IN_PROGRESS (a reference type on the depth-first
+ * walk) or the id @id was mapped to, which is itself mapped on until a
+ * canonical type maps to itself (resolve_id). hypot_map and hypot_list:
+ * the pairings of the is_equiv walk under way (dedup_equiv.c), and after
+ * the last phase the compacted id of each canonical type.
+ */
+#ifndef BTF_DEDUP_PRIV_H
+#define BTF_DEDUP_PRIV_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dedup_cands.h"
+
+struct btf_type;
+
+#define MAX_NR_TYPES 0x7fffffffu
+#define UNPROCESSED UINT32_MAX
+#define IN_PROGRESS (UINT32_MAX - 1)
+
+struct dedup {
+	struct btf_type **types; /* by id; the base's are only read */
+	uint8_t *kinds; /* by id: each type's kind, read without its record */
+	uint32_t nr, start_id;
+	uint32_t *map, *hypot_map, *hypot_list;
+	size_t hypot_cnt, hypot_cap;
+	bool hypot_adjust_canon;
+	bool v170;
+	struct cand_table table;
+};
+
+static inline bool is_mapped(const struct dedup *d, uint32_t id)
+{
+	return d->map[id] <= MAX_NR_TYPES;
+}
+
+static inline uint32_t resolve_id(const struct dedup *d, uint32_t id)
+{
+	while (is_mapped(d, id) && d->map[id] != id)
+		id = d->map[id];
+	return id;
+}
+
+/* dedup_equiv.c: libbpf's is_equiv walk and what it pairs */
+
+/* whether struct or union @t's check against @cand can succeed at all */
+bool dedup__members_may_be_equiv(const struct dedup *d, const struct btf_type *t,
+				 const struct btf_type *cand);
+/* a new walk: no pairings, no adjusted canonical type */
+void dedup__hypot_clear(struct dedup *d);
+/* >0: the graphs of @cand_id and @canon_id are equivalent; 0: not; -errno */
+int dedup__is_equiv(struct dedup *d, uint32_t cand_id, uint32_t canon_id);
+/* an equivalence found: what its walk paired resolves declarations and structs */
+void dedup__merge_hypot(struct dedup *d);
+
+#endif /* BTF_DEDUP_PRIV_H */
