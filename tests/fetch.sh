@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # fetch.sh - fetch and cache the reference tools and real inputs the tests use.
 #
-# Usage: tests/fetch.sh deps|pahole130|pahole132|pahole124|kernel61|kernel612|kernel72|modules61|modules612|modules72|moduletree61|moduletree612|moduletree72|headers612|boot61|boot612|boot72|ccsid|cross|arch-ARCH-VERSION|arches|all
+# Usage: tests/fetch.sh deps|pahole130|pahole132|pahole124|kernel61|kernel612|kernel72|modules61|modules612|modules72|moduletree61|moduletree612|moduletree72|source61|headers612|boot61|boot612|boot72|ccsid|cross|arch-ARCH-VERSION|arches|all
 #
 # Everything is cached under $DWARF2BTF_CACHE (default /var/cache/dwarf2btf),
 # so a second run costs nothing; a kernel's debug package is kept there too
@@ -34,6 +34,8 @@
 #              mlx5_core of Debian's VERSION kernel for ARCH (arm64: 6.1,
 #              6.12, 7.2; armhf, riscv64: 6.12, 7.2; ppc64el, s390x: 7.2),
 #              into $CACHE/linux-ARCH-VERSION; arches: all nine
+#   source61   Debian 12's linux-source-6.1 of kernel61's version, unpacked
+#              into $CACHE/linux-6.1/source (tests/kernel-build.sh; not in all)
 #   headers612 Debian 12's kernel headers of kernel612's kernel (the build
 #              directory of an out-of-tree module: tests/extmod.sh), into
 #              $CACHE/linux-6.12/headers
@@ -355,6 +357,30 @@ moduletree61() { kernel61; modules linux-6.1 module-tree './usr/lib/debug/lib/mo
 moduletree612() { kernel612; modules linux-6.12 module-tree './usr/lib/debug/lib/modules/*/kernel'; }
 moduletree72() { kernel72; modules linux-7.2 module-tree './usr/lib/debug/lib/modules/*/kernel'; }
 
+# source61: Debian 12's linux-source-6.1 of kernel61's version, unpacked
+# into $CACHE/linux-6.1/source (tests/kernel-build.sh), and what a kernel
+# build needs beyond deps (flex, bison, bc)
+source61() {
+	local out=$CACHE/linux-6.1/source dbg ver tmp
+	kernel61
+	apt_ensure flex bison bc
+	[ -f "$out/Makefile" ] && return 0
+	dbg=$(cat "$CACHE/linux-6.1/package")
+	apt_update
+	ver=$(apt-cache show "$dbg" | awk '/^Version:/ { print $2; exit }')
+	[ -n "$ver" ] || { log "no version for $dbg"; exit 1; }
+	log "fetching linux-source-6.1=$ver (large)"
+	tmp=$(mktemp -d)
+	chmod 755 "$tmp"
+	(cd "$tmp" && apt-get download -qq "linux-source-6.1=$ver" >&2)
+	rm -rf "$out.tmp"
+	mkdir -p "$out.tmp"
+	dpkg-deb --fsys-tarfile "$tmp"/*.deb | tar -xO ./usr/src/linux-source-6.1.tar.xz | xz -dc |
+		tar -x -C "$out.tmp" --strip-components=1
+	rm -rf "$tmp" "$out"
+	mv "$out.tmp" "$out"
+}
+
 # headers612: Debian 12's headers of kernel612's kernel, the build directory
 # an out-of-tree module is built against (tests/extmod.sh): its .config,
 # Module.symvers, a vmlinux holding the kernel's .BTF, Kbuild's scripts and
@@ -543,9 +569,9 @@ boot72() {
 	boot_image linux-7.2 'usr/lib/modules/*' "linux-binary-$abi" "linux-base-$abi"
 }
 
-usage="deps|pahole130|pahole132|pahole124|kernel61|kernel612|kernel72|modules61|modules612|modules72|moduletree61|moduletree612|moduletree72|headers612|boot61|boot612|boot72|ccsid|cross|arch-ARCH-VERSION|arches|all"
+usage="deps|pahole130|pahole132|pahole124|kernel61|kernel612|kernel72|modules61|modules612|modules72|moduletree61|moduletree612|moduletree72|source61|headers612|boot61|boot612|boot72|ccsid|cross|arch-ARCH-VERSION|arches|all"
 case ${1:-all} in
-deps | pahole130 | pahole132 | pahole124 | kernel61 | kernel612 | kernel72 | modules61 | modules612 | modules72 | moduletree61 | moduletree612 | moduletree72 | headers612 | boot61 | boot612 | boot72 | ccsid | cross | arches) "$1" ;;
+deps | pahole130 | pahole132 | pahole124 | kernel61 | kernel612 | kernel72 | modules61 | modules612 | modules72 | moduletree61 | moduletree612 | moduletree72 | source61 | headers612 | boot61 | boot612 | boot72 | ccsid | cross | arches) "$1" ;;
 arch-*) arch_kernel "${1#arch-}" ;;
 all) deps; pahole130; pahole132; pahole124; kernel61; kernel612; kernel72; modules61; modules612; modules72; headers612; boot61; boot612; boot72; ccsid; cross; arches ;;
 *) echo "usage: $0 $usage" >&2; exit 2 ;;
