@@ -89,6 +89,16 @@ apt_ensure() {
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq ${opts[@]+"${opts[@]}"} "$@" >&2
 }
 
+# dbg_version NAME: the version of the debug package $CACHE/NAME/package
+# names, from the package lists (apt_update first)
+dbg_version() {
+	local dbg ver
+	dbg=$(cat "$CACHE/$1/package")
+	ver=$(apt-cache show "$dbg" | awk '/^Version:/ { print $2; exit }')
+	[ -n "$ver" ] || { log "no version for $dbg"; return 1; }
+	echo "$ver"
+}
+
 deps() {
 	apt_ensure cmake make gcc clang lld libdw-dev libelf-dev libbpf-dev zlib1g-dev libzstd-dev pkg-config \
 		valgrind binutils llvm python3 procps bpftool
@@ -361,14 +371,12 @@ moduletree72() { kernel72; modules linux-7.2 module-tree './usr/lib/debug/lib/mo
 # into $CACHE/linux-6.1/source (tests/kernel-build.sh), and what a kernel
 # build needs beyond deps (flex, bison, bc)
 source61() {
-	local out=$CACHE/linux-6.1/source dbg ver tmp
+	local out=$CACHE/linux-6.1/source ver tmp
 	kernel61
 	apt_ensure flex bison bc
 	[ -f "$out/Makefile" ] && return 0
-	dbg=$(cat "$CACHE/linux-6.1/package")
 	apt_update
-	ver=$(apt-cache show "$dbg" | awk '/^Version:/ { print $2; exit }')
-	[ -n "$ver" ] || { log "no version for $dbg"; exit 1; }
+	ver=$(dbg_version linux-6.1) || exit 1
 	log "fetching linux-source-6.1=$ver (large)"
 	tmp=$(mktemp -d)
 	chmod 755 "$tmp"
@@ -395,8 +403,7 @@ headers612() {
 	abi=$(echo "$dbg" | sed -n 's/^linux-image-\(.*\)-cloud-amd64-dbg$/\1/p')
 	[ -n "$abi" ] || { log "cannot tell the ABI of $dbg"; exit 1; }
 	apt_update
-	ver=$(apt-cache show "$dbg" | awk '/^Version:/ { print $2; exit }')
-	[ -n "$ver" ] || { log "no version for $dbg"; exit 1; }
+	ver=$(dbg_version linux-6.12) || exit 1
 	log "fetching linux-headers-$abi-cloud-amd64 $ver"
 	tmp=$(mktemp -d)
 	chmod 755 "$tmp"
@@ -540,8 +547,7 @@ boot_dbg_image() {
 	dbg=$(cat "$CACHE/$name/package")
 	pkg=${dbg%-dbg}
 	apt_update
-	ver=$(apt-cache show "$dbg" | awk '/^Version:/ { print $2; exit }')
-	[ -n "$ver" ] || { log "no version for $dbg"; exit 1; }
+	ver=$(dbg_version "$name") || exit 1
 	# the signed image; its -unsigned twin has the same vmlinuz contents
 	if apt-cache show "$pkg=$ver" >/dev/null 2>&1; then
 		boot_image "$name" boot "$pkg=$ver"
