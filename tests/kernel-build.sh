@@ -11,7 +11,7 @@
 # and kprobes, networking (INET and unix; packet and TCP congestion controls
 # as modules) and block with ext2, fat, vfat, msdos and two NLS tables as
 # modules. The tree is compiled once per CONFIG, with PAHOLE=pahole 1.30,
-# into $CACHE/kernel-build-6.1/CONFIG (10 to 12 minutes on 2 CPUs), and kept
+# into $CACHE/kernel-build-6.1/CONFIG (9 to 12 minutes on 2 CPUs), and kept
 # there. Each run then relinks it twice, the objects untouched: vmlinux and
 # every .ko removed, make vmlinux modules with PAHOLE=pahole 1.30, then the
 # same with PAHOLE=dwarf2btf. link-vmlinux.sh's BTF step, resolve_btfids and
@@ -77,7 +77,7 @@ checked_config() {
 }
 
 if [ ! -f "$OUT/done" ]; then
-	echo "compiling linux-6.1 ($CONFIG) into $OUT, once (10 to 12 minutes on 2 CPUs)"
+	echo "compiling linux-6.1 ($CONFIG) into $OUT, once (9 to 12 minutes on 2 CPUs)"
 	rm -rf "$OUT"
 	mkdir -p "$OUT"
 	configure || die "cannot configure $CONFIG"
