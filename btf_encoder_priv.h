@@ -3,8 +3,10 @@
  * btf_encoder's private interface: the structs its files share and the
  * functions one of them calls in another. Its layers, each calling only
  * those below it:
- *   btf_encoder_single.c  the encoder: the types of the stream, the writer,
- *                         the end; btf_encoder_merge.c: the batches' merge
+ *   btf_encoder_single.c  the encoder: the stream, the writer, the end;
+ *                         btf_encoder_merge.c: the batches' merge
+ *   btf_encoder_cu.c      a CU's type records, built on its loader worker,
+ *                         appended by the writer
  *   btf_funcs.c           the functions (saved as CUs are written, emitted
  *                         at the end); btf_encoder_vars.c: the variables
  *                         and DATASECs
@@ -13,7 +15,7 @@
  *   btf_encoder_names.c   the writer's name caches
  * The public API is btf_encoder_single.h.
  * Everything here is the collector's or its writer's, as marked on each
- * field.
+ * field, but the builders' pool (btf_encoder_cu.c), which has a lock.
  */
 #ifndef BTF_ENCODER_PRIV_H
 #define BTF_ENCODER_PRIV_H
@@ -33,6 +35,8 @@
 struct btf_base;
 struct d2b_conf;
 struct cu;
+struct cu_btf;
+struct cu_btf_pool;
 struct cu_var;
 struct elf_function;
 
@@ -121,7 +125,6 @@ struct cu_plan {
 	bool add_index_int; /* the CU adds the array index type "int" */
 	bool index_type_new; /* the CU gives the BTF its array index type */
 	bool close_batch; /* the batch is full after the CU */
-	bool stop; /* the last CU: the writer fails on it (invalid variable) */
 };
 
 /* the collector's view of the BTF being filled: ids it will have */
@@ -166,6 +169,7 @@ struct btf_encoder {
 	struct btf_raw_room batch_room; /* the last batch's: the next one's room */
 	uint32_t nr_types_encoded; /* over all batches, less their copies */
 	const char *str_lo, *str_hi; /* .debug_str, for the caches; or NULL */
+	struct cu_btf_pool *cu_btf_pool; /* the workers' builders (its own lock) */
 	struct addr_cache strs; /* BTF string offset of a name in .debug_str */
 	struct addr_cache short_strs; /* the same, for names of 1-7 bytes, by content */
 	struct planner plan; /* collector */
@@ -175,8 +179,6 @@ struct btf_encoder {
 	struct btf_raw *raw;
 	const uint32_t *ids; /* the plan's ids of the CU being written */
 	uint32_t array_index_id; /* and its array index type */
-	struct btf_raw_field *fields; /* encode_struct()'s members */
-	uint32_t cap_fields;
 
 	struct func_state *funcs;
 	uint32_t nr_funcs, cap_funcs;
@@ -210,6 +212,30 @@ void enc__strs_free(struct btf_encoder *enc);
 		int __off = enc__str(enc, name);                                     \
 		__off < 0 ? __off : add((enc)->raw, (uint32_t)__off, ##__VA_ARGS__); \
 	})
+
+/* ---- btf_encoder_cu.c: a CU's records ---------------------------------- */
+
+/* a struct cu_btf's records: the types, their decl tags, the VARs (with theirs) */
+enum cu_btf_part { CU_BTF_TYPES, CU_BTF_TAGS, CU_BTF_VARS, CU_BTF_PARTS };
+
+/* where the plan puts a CU's records */
+struct cu_btf_place {
+	uint32_t first_new; /* the id of its type 1 */
+	uint32_t array_index_id;
+	uint32_t add_index_int; /* 1: "int" comes between the types and the rest */
+};
+
+int cu_btf_pool__new(struct cu_btf_pool **pool);
+void cu_btf_pool__free(struct cu_btf_pool *pool);
+/* the writer: part @part of @f appended to enc->raw, named (enc__str) and placed by @pl */
+int cu_btf__append(struct btf_encoder *enc, const struct cu_btf *f, enum cu_btf_part part,
+		   const struct cu_btf_place *pl);
+/* how many records @f has after its types */
+uint32_t cu_btf__nr_after_types(const struct cu_btf *f);
+/* its VARs: how many, and VAR @i's section, id as placed by @pl, offset and size */
+uint32_t cu_btf__nr_vars(const struct cu_btf *f);
+void cu_btf__var(const struct cu_btf *f, uint32_t i, const struct cu_btf_place *pl, int *shndx,
+		 uint32_t *id, uint32_t *offset, uint32_t *size);
 
 /* ---- btf_encoder_records.c: the BTF the encoder builds ------------------ */
 
@@ -253,13 +279,18 @@ int enc__batch_use(struct btf_encoder *enc, uint32_t id);
  */
 int var__encodable(const struct btf_encoder *enc, const struct cu *cu, const struct cu_var *v,
 		   bool report, int *shndx, uint64_t *offset);
-/* the writer: @v's VAR and decl tags, recorded with its section; 0 or -errno */
-int var__encode(struct btf_encoder *enc, const struct cu *cu, const struct cu_var *v);
+/* the writer: VAR @type recorded with its section, for its DATASEC; 0 or -errno */
+int vars__add_secinfo(struct btf_encoder *enc, int shndx, uint32_t type, uint32_t offset,
+		      uint32_t size);
 /* the end: one DATASEC per section with VARs; 0 or -errno */
 int datasecs__emit(struct btf_encoder *enc);
 
 /* ---- btf_funcs.c ------------------------------------------------------- */
 
+/* the worker: each function's ELF function (struct cu_func's elf, by_prefix) */
+void funcs__match(const struct btf_encoder *enc, struct cu *cu);
+/* the worker: -E2BIG (reported) if a function to save has more parameters than BTF counts */
+int funcs__check(const struct btf_encoder *enc, const struct cu *cu);
 /* the writer: save @cu's functions (func_save); 0 or -errno */
 int funcs__save(struct btf_encoder *enc, const struct cu *cu);
 /* the saved functions by ELF function, stably; 0 or -errno */

@@ -45,20 +45,23 @@
  * a function whose FUNC_PROTO would be the very copy of an earlier
  * function's (same ids, same names) refers to that one (func_proto).
  *
- * Names are interned through caches of the string offsets the encoder keeps
- * itself (enc__str, btf_encoder_names.c). The functions and DATASECs at the
- * end are added to the merged BTF, named by offset (enc__add_record and
- * friends, btf_encoder_records.c).
+ * A CU's records (1, 3 and 5) are built by the loader worker that loaded
+ * it, with ids and names of their own, and the writer appends them,
+ * mapping both (btf_encoder_cu.c): the same records in the same order,
+ * named in the same order. Names are interned through caches of the string
+ * offsets the encoder keeps itself (enc__str, btf_encoder_names.c). The
+ * functions and DATASECs at the end are added to the merged BTF, named by
+ * offset (enc__add_record and friends, btf_encoder_records.c).
  *
  * The functions, saved by the writer and emitted at the end, are
  * btf_funcs.c's; the variables and DATASECs btf_encoder_vars.c's; the
  * structs these files share are btf_encoder_priv.h's.
  *
- * The encoder's files call only downward: this file and the merge, then
- * the functions and the variables, then the records and the names.
+ * The encoder's files call only downward: this file and the merge, then a
+ * CU's records, then the functions and the variables, then the records
+ * and the names.
  */
 #include <bpf/btf.h>
-#include <dwarf.h>
 #include <elf.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -103,7 +106,7 @@ struct btf_encoder *btf_encoder__new(const struct d2b_conf *conf, struct elf_sym
 		enc->batches =
 			btf_batches__new(btf_batches__max_running(conf->nr_jobs, conf->nr_cpus));
 	enc->secs = calloc(elf_symtab__nr_sections(es) + 1, sizeof(*enc->secs));
-	if ((!enc->raw && !enc->batches) || !enc->secs) {
+	if ((!enc->raw && !enc->batches) || !enc->secs || cu_btf_pool__new(&enc->cu_btf_pool)) {
 		*err = -ENOMEM;
 		btf_encoder__free(enc);
 		return NULL;
@@ -135,220 +138,11 @@ void btf_encoder__free(struct btf_encoder *enc)
 	free(enc->params);
 	free(enc->annots);
 	enc__strs_free(enc);
+	cu_btf_pool__free(enc->cu_btf_pool);
 	for (i = 0; i < WRITER_SLOTS; i++)
 		free(enc->w.slots[i].ids);
-	free(enc->fields);
 	packed_memo__free(&enc->packed);
 	free(enc);
-}
-
-/* ---------------------------------------------------------------------- */
-/* types                                                                  */
-
-static int encode_base_type(struct btf_encoder *enc, const struct cu_type *t)
-{
-	const char *name = t->name;
-	uint64_t size = t->size;
-	int encoding = 0;
-
-	if (t->encoding == DW_ATE_signed || t->encoding == DW_ATE_signed_char)
-		encoding = BTF_INT_SIGNED;
-	else if (t->encoding == DW_ATE_boolean)
-		encoding = BTF_INT_BOOL;
-	else if (t->encoding == DW_ATE_float && enc->conf->gen_floats)
-		return add_named(enc, btf_raw__add_float, name,
-				 size > UINT32_MAX ? 0 : (uint32_t)size);
-
-	/* DWARF 5 DW_ATE_unsigned_24 and friends: BTF has no use for them */
-	if (!size || (size & (size - 1)) || size > 16) {
-		name = "__SANITIZED_FAKE_INT__";
-		size = 4;
-	}
-	return add_named(enc, btf_raw__add_int, name, (uint32_t)size, encoding);
-}
-
-static int encode_enum(struct btf_encoder *enc, const struct cu *cu, const struct cu_type *t)
-{
-	uint64_t size = t->size ? t->size : 4;
-	bool is_enum32 = size <= 4 || enc->conf->skip_enum64;
-	uint32_t i;
-	int off, id, err;
-
-	off = enc__str(enc, t->name);
-	if (off < 0)
-		return off;
-	if (t->flags & CU_TYPE_DECLARATION)
-		return btf_raw__add_enum(enc->raw, (uint32_t)off, false, 4, false);
-	/* (sizes as libbpf's 32-bit arguments take them) */
-	id = btf_raw__add_enum(enc->raw, (uint32_t)off, !is_enum32, (uint32_t)size,
-			       !is_enum32 && (t->flags & CU_TYPE_SIGNED_ENUM));
-	if (id < 0)
-		return id;
-	for (i = 0; i < t->nr; i++) {
-		const struct cu_enumerator *e = &cu->enumerators[t->first + i];
-
-		err = enc__str(enc, e->name);
-		if (err < 0)
-			return err;
-		off = err;
-		if (!is_enum32)
-			err = btf_raw__add_enum64_value(enc->raw, (uint32_t)off, e->value);
-		else if (enc->conf->skip_enum64)
-			err = btf_raw__add_enum_value(enc->raw, (uint32_t)off, (uint32_t)e->value);
-		else
-			err = btf_raw__add_enum_value(enc->raw, (uint32_t)off, (int64_t)e->value);
-		if (err)
-			return err;
-	}
-	return id;
-}
-
-/*
- * The members' names are looked up first, in member order (prefetched: each
- * look-up is a cache miss), then the members are added.
- */
-static int encode_struct(struct btf_encoder *enc, const struct cu *cu, const struct cu_type *t)
-{
-	/* a CU without members has none: no pointer arithmetic on NULL */
-	const struct cu_member *members = t->nr ? &cu->members[t->first] : NULL;
-	bool is_union = t->tag == DW_TAG_union_type;
-	uint32_t i;
-	int id, err;
-
-	if (t->flags & CU_TYPE_DECLARATION)
-		return add_named(enc, btf_raw__add_fwd, t->name, is_union);
-	if (d2b_grow(&enc->fields, &enc->cap_fields, t->nr, sizeof(*enc->fields)))
-		return -ENOMEM;
-	for (i = 0; i < t->nr; i++)
-		enc__str_prefetch(enc, members[i].name);
-	id = add_named(enc, btf_raw__add_composite, t->name, is_union, (uint32_t)t->size);
-	if (id < 0)
-		return id;
-	for (i = 0; i < t->nr; i++) {
-		err = enc__str(enc, members[i].name);
-		if (err < 0)
-			return err;
-		enc->fields[i] =
-			(struct btf_raw_field){ (uint32_t)err, enc->ids[members[i].type],
-						members[i].bit_offset, members[i].bitfield_size };
-	}
-	err = btf_raw__add_fields(enc->raw, enc->fields, t->nr);
-	return err ? err : id;
-}
-
-static int encode_func_proto(struct btf_encoder *enc, const struct cu *cu, const struct cu_type *t)
-{
-	uint32_t i;
-	int id, err;
-
-	id = btf_raw__add_func_proto(enc->raw, enc->ids[t->type]);
-	if (id < 0)
-		return id;
-	for (i = 0; i < t->nr; i++) {
-		const struct cu_param *p = &cu->params[t->first + i];
-
-		err = p->vararg ? 0 : enc__str(enc, p->name);
-		if (err < 0)
-			return err;
-		err = btf_raw__add_func_param(enc->raw, (uint32_t)err,
-					      p->vararg ? 0 : enc->ids[p->type]);
-		if (err)
-			return err;
-	}
-	return id;
-}
-
-static int encode_type(struct btf_encoder *enc, const struct cu *cu, const struct cu_type *t)
-{
-	uint32_t ref = enc->ids[t->type];
-
-	switch (t->tag) {
-	case DW_TAG_base_type:
-		return encode_base_type(enc, t);
-	case DW_TAG_pointer_type:
-		return btf_raw__add_ref(enc->raw, 0, BTF_KIND_PTR, ref);
-	case DW_TAG_const_type:
-		return btf_raw__add_ref(enc->raw, 0, BTF_KIND_CONST, ref);
-	case DW_TAG_volatile_type:
-		return btf_raw__add_ref(enc->raw, 0, BTF_KIND_VOLATILE, ref);
-	case DW_TAG_restrict_type:
-		return btf_raw__add_ref(enc->raw, 0, BTF_KIND_RESTRICT, ref);
-	case DW_TAG_typedef:
-		return add_named(enc, btf_raw__add_ref, t->name, BTF_KIND_TYPEDEF, ref);
-	case D2B_TAG_TYPE_TAG:
-		return add_named(enc, btf_raw__add_ref, t->name, BTF_KIND_TYPE_TAG, ref);
-	case DW_TAG_array_type:
-		return btf_raw__add_array(enc->raw, enc->array_index_id, ref, (uint32_t)t->size);
-	case DW_TAG_subroutine_type:
-		return encode_func_proto(enc, cu, t);
-	case DW_TAG_enumeration_type:
-		return encode_enum(enc, cu, t);
-	case DW_TAG_structure_type:
-	case DW_TAG_class_type:
-	case DW_TAG_union_type:
-	case DW_TAG_interface_type:
-		return encode_struct(enc, cu, t);
-	default:
-		pr_warn("%s: CU %#" PRIx64 ": DIE %#" PRIx64 ": unsupported DW_TAG %#x\n",
-			enc->path, cu->off, t->die_off, t->tag);
-		return -ENOTSUP;
-	}
-}
-
-/* the CU's types, at the ids the plan gave them */
-static int encode_types(struct btf_encoder *enc, const struct cu *cu)
-{
-	uint32_t i;
-
-	for (i = 1; i < cu->nr_types; i++) {
-		const struct cu_type *t = &cu->types[i];
-		int id;
-
-		/* BTF counts members, values and parameters in 16 bits */
-		if (t->nr > 0xffff) {
-			pr_warn("%s: CU %#" PRIx64 ": DIE %#" PRIx64
-				": %u members, values or parameters; BTF allows 65535\n",
-				enc->path, cu->off, t->die_off, t->nr);
-			return -E2BIG;
-		}
-		id = encode_type(enc, cu, t);
-
-		if (id == -ENOTSUP)
-			return id;
-		if (id < 0) {
-			pr_warn("%s: CU %#" PRIx64 ": DIE %#" PRIx64 ": cannot encode %s: %s\n",
-				enc->path, cu->off, t->die_off,
-				t->name && *t->name ? t->name : "(anon)", strerror(-id));
-			return id;
-		}
-		if ((uint32_t)id != enc->ids[i]) {
-			pr_warn("%s: CU %#" PRIx64 ": DIE %#" PRIx64 ": BTF id %d, expected %u\n",
-				enc->path, cu->off, t->die_off, id, enc->ids[i]);
-			return -EINVAL;
-		}
-	}
-	return 0;
-}
-
-static int encode_type_decl_tags(struct btf_encoder *enc, const struct cu *cu)
-{
-	uint32_t i, a;
-	int err;
-
-	/* (most CUs have none: then no pass over their types for them) */
-	for (i = 1; cu->nr_annots && i < cu->nr_types; i++) {
-		const struct cu_type *t = &cu->types[i];
-
-		for (a = 0; a < t->nr_annots; a++) {
-			const struct cu_annot *an = &cu->annots[t->annot_first + a];
-
-			err = add_named(enc, btf_raw__add_decl_tag, an->value, enc->ids[i],
-					an->component_idx);
-			if (err < 0)
-				return err;
-		}
-	}
-	return 0;
 }
 
 /* ---------------------------------------------------------------------- */
@@ -365,8 +159,6 @@ static int plan_cu(struct btf_encoder *enc, struct cu_plan *p)
 	struct planner *pl = &enc->plan;
 	const struct cu *cu = p->cu;
 	uint32_t next_id, i;
-	uint64_t offset;
-	int err, shndx;
 
 	enc->stats.nr_cus++;
 	if (cu->excluded) {
@@ -401,17 +193,7 @@ static int plan_cu(struct btf_encoder *enc, struct cu_plan *p)
 	p->array_index_id = pl->array_index_id;
 	if (p->index_type_new && enc->batches)
 		pl->have_index_copy = true;
-	for (i = 1; i < cu->nr_types; i++)
-		next_id += cu->types[i].nr_annots; /* decl tags */
-	for (i = 0; i < cu->nr_vars; i++) {
-		err = var__encodable(enc, cu, &cu->vars[i], false, &shndx, &offset);
-		if (err < 0) {
-			p->stop = true; /* the writer reports it */
-			break;
-		}
-		if (err)
-			next_id += 1 + cu->vars[i].nr_annots;
-	}
+	next_id += cu_btf__nr_after_types(cu->btf); /* decl tags, VARs */
 	p->end = pl->next_id = next_id;
 	if (enc->batches && next_id - 1 >= enc->conf->batch_types) {
 		p->close_batch = true;
@@ -420,12 +202,17 @@ static int plan_cu(struct btf_encoder *enc, struct cu_plan *p)
 	return 0;
 }
 
-/* The writer's part of a CU, in CU order: its BTF as planned. */
+/*
+ * The writer's part of a CU, in CU order: its records (built by its worker,
+ * btf_encoder_cu.c) appended as planned, its functions saved between its
+ * type decl tags and its VARs, where they name their parameters.
+ */
 static int write_cu(struct btf_encoder *enc, const struct cu_plan *p)
 {
 	const struct cu *cu = p->cu;
-	uint32_t i;
-	int err;
+	struct cu_btf_place place;
+	uint32_t i, id, offset, size;
+	int err, shndx;
 
 	if (p->err) {
 		err = p->err;
@@ -442,35 +229,37 @@ static int write_cu(struct btf_encoder *enc, const struct cu_plan *p)
 		goto out_drift;
 	enc->ids = p->ids;
 	enc->array_index_id = p->array_index_id;
-	err = encode_types(enc, cu);
+	place = (struct cu_btf_place){ p->first_new, p->array_index_id, p->add_index_int };
+	err = cu_btf__append(enc, cu->btf, CU_BTF_TYPES, &place);
 	if (err)
-		return err;
+		goto out_err;
 	if (p->add_index_int) {
 		err = add_named(enc, btf_raw__add_int, "int", 4, BTF_INT_SIGNED);
 		if (err < 0)
-			return err;
+			goto out_err;
 	}
 	if (p->index_type_new) {
 		err = enc__batch_keep_index_type(enc);
 		if (err)
 			goto out_err;
 	}
-	err = encode_type_decl_tags(enc, cu);
+	err = cu_btf__append(enc, cu->btf, CU_BTF_TAGS, &place);
 	if (err)
 		goto out_err;
 	err = funcs__save(enc, cu);
-	if (err == -E2BIG)
-		return err; /* reported */
 	if (err)
 		goto out_err;
-	for (i = 0; i < cu->nr_vars; i++) {
-		err = var__encode(enc, cu, &cu->vars[i]);
-		if (err == -EINVAL)
-			return err;
+	err = cu_btf__append(enc, cu->btf, CU_BTF_VARS, &place);
+	if (err)
+		goto out_err;
+	for (i = 0; i < cu_btf__nr_vars(cu->btf); i++) {
+		cu_btf__var(cu->btf, i, &place, &shndx, &id, &offset, &size);
+		err = vars__add_secinfo(enc, shndx, id, offset, size);
 		if (err)
 			goto out_err;
 	}
-	if (p->stop || btf_raw__type_cnt(enc->raw) != p->end)
+	enc->stats.nr_vars += cu_btf__nr_vars(cu->btf);
+	if (btf_raw__type_cnt(enc->raw) != p->end)
 		goto out_drift;
 	if (p->close_batch) {
 		err = enc__batch_close(enc);
@@ -482,7 +271,7 @@ static int write_cu(struct btf_encoder *enc, const struct cu_plan *p)
 out_drift:
 	/* the plan and the BTF disagree: a bug */
 	pr_warn("%s: CU %#" PRIx64 ": %u BTF types, %u planned\n", enc->path, cu->off,
-		btf_raw__type_cnt(enc->raw), p->stop ? 0 : p->end);
+		btf_raw__type_cnt(enc->raw), p->end);
 	return -EINVAL;
 out_err:
 	pr_warn("%s: CU %#" PRIx64 ": cannot encode: %s\n", enc->path, cu->off, strerror(-err));
@@ -585,8 +374,7 @@ int btf_encoder__encode_cu(struct btf_encoder *enc, struct cu *cu)
 	if (!err) /* else the writer, which reported its error, only gives @cu back */
 		p->err = plan_cu(enc, p);
 	/* no more plans after an error: the ids could be wrong */
-	stop = err || p->err || p->stop;
-	p->stop = stop;
+	stop = err || p->err;
 
 	pthread_mutex_lock(&w->lock);
 	w->nr++;

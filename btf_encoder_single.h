@@ -57,10 +57,13 @@ void btf_encoder__set_str_section(struct btf_encoder *enc, const char *data, siz
 /*
  * On the worker that loaded @cu, what needs no order: look up the ELF
  * function of each of its functions that could be saved (struct cu_func's
- * elf and by_prefix). Reads only what btf_encoder__new() set up:
- * thread-safe, for any number of units at once.
+ * elf and by_prefix), and build its BTF records (@cu->btf,
+ * btf_encoder_cu.c). Reads only what btf_encoder__new() set up, and takes
+ * a builder from the encoder's pool under its lock: thread-safe, for any
+ * number of units at once. 0, or -errno with its message printed (through
+ * d2b_msgs where the caller keeps it): @cu cannot be encoded.
  */
-void btf_encoder__prepare_cu(const struct btf_encoder *enc, struct cu *cu);
+int btf_encoder__prepare_cu(const struct btf_encoder *enc, struct cu *cu);
 /*
  * The writer thread; @done(@ctx, cu) gives back each unit it is done with,
  * on that thread. 0 or -errno.

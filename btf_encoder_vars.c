@@ -2,10 +2,9 @@
 /*
  * btf_encoder_vars - the variables: which of a CU's variables become a VAR
  * (var__encodable: pahole's rules, in an ELF section that is kept, named
- * validly, not one of the kernel's generated names; asked by the collector
- * when it plans a CU and by the writer when it writes it), the VAR and its
- * decl tags (var__encode, the writer's), each recorded with its section,
- * and at the end one DATASEC per section with VARs, in section order, its
+ * validly, not one of the kernel's generated names; asked by the worker
+ * that builds the CU's records, btf_encoder_cu.c), each VAR recorded with
+ * its section by the writer (vars__add_secinfo), and at the end one DATASEC per section with VARs, in section order, its
  * variables by offset (datasecs__emit, after btf_encoder__merge sorted
  * them).
  */
@@ -51,8 +50,8 @@ static bool var_name_filtered(const char *name)
 	return false;
 }
 
-static int sec_add_var(struct btf_encoder *enc, int shndx, uint32_t type, uint32_t offset,
-		       uint32_t size)
+int vars__add_secinfo(struct btf_encoder *enc, int shndx, uint32_t type, uint32_t offset,
+		      uint32_t size)
 {
 	struct sec_vars *s = &enc->secs[shndx];
 
@@ -64,8 +63,8 @@ static int sec_add_var(struct btf_encoder *enc, int shndx, uint32_t type, uint32
 
 /*
  * 1 if @v becomes a VAR (in section *@shndx at *@offset), 0 if not, -EINVAL
- * if it is invalid (reported if @report). Read-only: the collector counts
- * the VARs a CU adds with it, the writer adds them.
+ * if it is invalid (reported if @report). Read-only: any number of workers
+ * ask it at once.
  */
 int var__encodable(const struct btf_encoder *enc, const struct cu *cu, const struct cu_var *v,
 		   bool report, int *shndx, uint64_t *offset)
@@ -95,30 +94,6 @@ int var__encodable(const struct btf_encoder *enc, const struct cu *cu, const str
 		return -EINVAL;
 	}
 	return v->size && v->size <= UINT32_MAX && *offset <= UINT32_MAX;
-}
-
-int var__encode(struct btf_encoder *enc, const struct cu *cu, const struct cu_var *v)
-{
-	uint64_t offset;
-	uint32_t a;
-	int shndx, id, err;
-
-	err = var__encodable(enc, cu, v, true, &shndx, &offset);
-	if (err <= 0)
-		return err;
-	id = add_named(enc, btf_raw__add_var, v->name,
-		       v->external ? BTF_VAR_GLOBAL_ALLOCATED : BTF_VAR_STATIC, enc->ids[v->type]);
-	if (id < 0)
-		return id;
-	enc->stats.nr_vars++;
-	for (a = 0; a < v->nr_annots; a++) {
-		const struct cu_annot *an = &cu->annots[v->annot_first + a];
-
-		err = add_named(enc, btf_raw__add_decl_tag, an->value, (uint32_t)id, -1);
-		if (err < 0)
-			return err;
-	}
-	return sec_add_var(enc, shndx, id, (uint32_t)offset, (uint32_t)v->size);
 }
 
 int datasecs__emit(struct btf_encoder *enc)

@@ -5,7 +5,8 @@
  * btf_encoder_single.c).
  *
  * Saving. The loader workers match each function to its ELF symbol
- * (btf_encoder__prepare_cu: match_funcs); the writer, in CU order, saves
+ * (funcs__match, from btf_encoder__prepare_cu) and check its parameters
+ * fit (funcs__check); the writer, in CU order, saves
  * those it keeps (func_save): return and parameter types as the batch's ids,
  * names and tag values as string offsets, added to the string section then,
  * which fixes the string order pahole's gives. A prefix match records its
@@ -103,7 +104,7 @@ static bool func_savable(const struct cu *cu, const struct cu_func *fn)
  * tenth of the collector's time; only what must be in CU order, a prefix
  * match's alias, is left to the writer (funcs__save).
  */
-static void match_funcs(const struct btf_encoder *enc, struct cu *cu)
+void funcs__match(const struct btf_encoder *enc, struct cu *cu)
 {
 	bool suffixes = enc->conf->gen_optimized && elf_symtab__has_suffixes(enc->es);
 	uint32_t i;
@@ -123,9 +124,24 @@ static void match_funcs(const struct btf_encoder *enc, struct cu *cu)
 	}
 }
 
-void btf_encoder__prepare_cu(const struct btf_encoder *enc, struct cu *cu)
+/* the parameters a function to save has: BTF counts them in 16 bits */
+int funcs__check(const struct btf_encoder *enc, const struct cu *cu)
 {
-	match_funcs(enc, cu);
+	uint32_t i;
+
+	if (!elf_symtab__nr_functions(enc->es))
+		return 0;
+	for (i = 0; i < cu->nr_funcs; i++) {
+		const struct cu_func *fn = &cu->funcs[i];
+
+		if (func_savable(cu, fn) && fn->nr_params > 0xffff) {
+			pr_warn("%s: CU %#" PRIx64 ": DIE %#" PRIx64
+				": %u parameters; BTF allows 65535\n",
+				enc->path, cu->off, fn->die_off, fn->nr_params);
+			return -E2BIG;
+		}
+	}
+	return 0;
 }
 
 static int func_save(struct btf_encoder *enc, const struct cu *cu, const struct cu_func *fn,
@@ -208,14 +224,9 @@ int funcs__save(struct btf_encoder *enc, const struct cu *cu)
 		const struct cu_func *fn = &cu->funcs[i];
 		struct elf_function *elf;
 
+		/* (funcs__check turned those with too many parameters away) */
 		if (!have_syms || !func_savable(cu, fn))
 			continue;
-		if (fn->nr_params > 0xffff) {
-			pr_warn("%s: CU %#" PRIx64 ": DIE %#" PRIx64
-				": %u parameters; BTF allows 65535\n",
-				enc->path, cu->off, fn->die_off, fn->nr_params);
-			return -E2BIG;
-		}
 		elf = fn->elf;
 		if (!elf)
 			continue;

@@ -94,6 +94,11 @@ void btf_raw__drop_types(struct btf_raw *r)
 	r->nr_slots = r->cap_slots = 0;
 }
 
+void btf_raw__clear_types(struct btf_raw *r)
+{
+	r->types_len = r->nr_types = 0;
+}
+
 void btf_raw__room(const struct btf_raw *r, struct btf_raw_room *room)
 {
 	*room = (struct btf_raw_room){ r->types_len, r->nr_types, r->strs_len };
@@ -729,11 +734,12 @@ static int id_shift(uint32_t *id, void *ctx)
 	return 0;
 }
 
-int btf_raw__append_records(struct btf_raw *r, const void *types, uint32_t len, uint32_t shift,
-			    uint32_t (*str)(void *ctx, uint32_t off, int *err), void *ctx)
+int btf_raw__append_mapped(struct btf_raw *r, const void *types, uint32_t len,
+			   int (*id)(uint32_t *id, void *ctx), void *id_ctx,
+			   uint32_t (*str)(void *ctx, uint32_t off, int *err), void *str_ctx)
 {
 	uint32_t pos, sz;
-	int id, err = 0;
+	int type_id, err = 0;
 	char *dst;
 
 	if (!len)
@@ -749,11 +755,18 @@ int btf_raw__append_records(struct btf_raw *r, const void *types, uint32_t len, 
 		sz = btf_raw__record_size(t);
 		if (sz > len - pos)
 			return -EINVAL;
-		id = type_commit(r, sz);
-		if (id < 0)
-			return id;
-		btf_raw__visit_ids(t, id_shift, &shift);
-		btf_raw__map_names(t, str, ctx, &err);
+		type_id = type_commit(r, sz);
+		if (type_id < 0)
+			return type_id;
+		err = btf_raw__visit_ids(t, id, id_ctx);
+		if (!err)
+			btf_raw__map_names(t, str, str_ctx, &err);
 	}
 	return err;
+}
+
+int btf_raw__append_records(struct btf_raw *r, const void *types, uint32_t len, uint32_t shift,
+			    uint32_t (*str)(void *ctx, uint32_t off, int *err), void *ctx)
+{
+	return btf_raw__append_mapped(r, types, len, id_shift, &shift, str, ctx);
 }

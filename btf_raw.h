@@ -44,6 +44,9 @@ void btf_raw__free(struct btf_raw *r);
 /* @r's type records and string index go: only its string section is left to read */
 void btf_raw__drop_types(struct btf_raw *r);
 
+/* @r's type records gone, their memory kept for the next ones */
+void btf_raw__clear_types(struct btf_raw *r);
+
 /* how much a BTF holds: its type records' bytes, types and string bytes */
 struct btf_raw_room {
 	uint32_t types_len, nr_types, strs_len;
@@ -166,5 +169,13 @@ void btf_raw__map_names(struct btf_type *t, uint32_t (*map)(void *ctx, uint32_t 
  */
 int btf_raw__append_records(struct btf_raw *r, const void *types, uint32_t len, uint32_t shift,
 			    uint32_t (*str)(void *ctx, uint32_t off, int *err), void *ctx);
+
+/*
+ * The same, every type id @id(&id, @id_ctx)'d instead of shifted (an @id
+ * that fails stops the append with its error)
+ */
+int btf_raw__append_mapped(struct btf_raw *r, const void *types, uint32_t len,
+			   int (*id)(uint32_t *id, void *ctx), void *id_ctx,
+			   uint32_t (*str)(void *ctx, uint32_t off, int *err), void *str_ctx);
 
 #endif /* BTF_RAW_H */

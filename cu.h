@@ -15,7 +15,7 @@
  *
  * A struct cu is one block (its arrays inside, or apart: .own_arrays),
  * written by the worker thread that loads it (dwarf_loader__load_cu, then
- * btf_encoder__prepare_cu's ELF matches) and read-only once handed to the
+ * btf_encoder__prepare_cu's ELF matches and BTF records) and read-only once handed to the
  * collector; cu__free() ends it, on whichever thread holds it then. Its
  * strings belong to the loader (dwarf_loader.h).
  */
@@ -150,6 +150,7 @@ struct cu_var {
 };
 
 struct unit_ring;
+struct cu_btf;
 
 struct cu {
 	unsigned int id;
@@ -180,6 +181,8 @@ struct cu {
 	/* the block is this ring's, not malloc's (dwarf_loader.c, cu_pack) */
 	struct unit_ring *ring;
 	size_t bytes; /* the block's size: the struct and its arrays */
+	/* its BTF records (btf_encoder__prepare_cu): one malloc'ed block, or NULL */
+	struct cu_btf *btf;
 };
 
 /* the size of type @idx, as pahole's tag__size gives it (cu_resolve.c) */

@@ -404,6 +404,11 @@ __attribute__((format(printf, 3, 4))) static void load_err(struct dwarf_loader *
 		va_end(ap);
 		return;
 	}
+	dwarf_loader__keep_err(dl, id, msg);
+}
+
+void dwarf_loader__keep_err(struct dwarf_loader *dl, unsigned int id, char *msg)
+{
 	free(dl->load_errs[id]);
 	dl->load_errs[id] = msg;
 }
@@ -553,6 +558,7 @@ void cu__free(struct cu *cu)
 {
 	if (!cu)
 		return;
+	free(cu->btf);
 	if (cu->own_arrays)
 		cu_arrays_free(cu);
 	if (cu->ring)

@@ -44,6 +44,14 @@ void dwarf_loader__str_section(const struct dwarf_loader *dl, const char **data,
  */
 int dwarf_loader__load_cu(struct dwarf_loader *dl, unsigned int id, struct cu **cup);
 
+/*
+ * Unit @id, loaded, failed on the worker after its load (the encoder could
+ * not encode it): @msg (malloc'ed, one line or more, without the
+ * "dwarf2btf: " prefix) is kept for dwarf_loader__report() as a load
+ * error's would be. Thread-safe for distinct ids.
+ */
+void dwarf_loader__keep_err(struct dwarf_loader *dl, unsigned int id, char *msg);
+
 /* print why unit @id failed to load, if it did; after the loads are done */
 void dwarf_loader__report(const struct dwarf_loader *dl, unsigned int id);
 

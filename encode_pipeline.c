@@ -141,6 +141,40 @@ struct run {
 	struct btf_encoder *enc;
 };
 
+/*
+ * The encoder's work on the worker (btf_encoder__prepare_cu); a unit it
+ * cannot encode fails as a load does, its message kept for the report, so
+ * that of several failures the first in unit order is told, whatever the
+ * timing
+ */
+static int run_prepare(struct run *r, unsigned int id, struct cu *cu)
+{
+	static const char prefix[] = "dwarf2btf: ";
+	size_t size = 0;
+	char *msg = NULL;
+	FILE *f;
+	int err;
+
+	f = open_memstream(&msg, &size);
+	d2b_msgs = f; /* NULL (no memory): straight to stderr */
+	err = btf_encoder__prepare_cu(r->enc, cu);
+	d2b_msgs = NULL;
+	if (f)
+		fclose(f);
+	if (err) {
+		if (msg && !strncmp(msg, prefix, sizeof(prefix) - 1))
+			memmove(msg, msg + sizeof(prefix) - 1, size - (sizeof(prefix) - 1) + 1);
+		if (msg && *msg)
+			dwarf_loader__keep_err(r->dl, id, msg);
+		else
+			free(msg);
+		cu__free(cu);
+		return err;
+	}
+	free(msg); /* (empty: messages come with a failure) */
+	return 0;
+}
+
 static int run_load(void *ctx, unsigned int id, void **unit)
 {
 	struct run *r = ctx;
@@ -151,8 +185,7 @@ static int run_load(void *ctx, unsigned int id, void **unit)
 	err = dwarf_loader__load_cu(r->dl, id, (struct cu **)unit);
 	if (err)
 		return err;
-	btf_encoder__prepare_cu(r->enc, *unit);
-	return 0;
+	return run_prepare(r, id, *unit);
 }
 
 static int run_emit(void *ctx, unsigned int id, void *unit)
