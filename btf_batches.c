@@ -22,7 +22,9 @@
  * batches; the ids they need are passed to btf_batches__add. A batch is
  * deduplicated by btf_dedup, libbpf 1.1's algorithm, straight from the
  * arrays the encoder's writer built (btf_raw), which also says where each
- * of those ids went, on the batch's own thread, off the writer's path. Its
+ * of those ids went, on the batch's own thread, off the writer's path; the
+ * encoder may leave the batch's records to that thread too (struct
+ * btf_batch_fill), which fills the batch first. Its
  * deduplicated records go straight into the merged btf_raw
  * (btf_raw__append_records), so no string is looked up twice.
  *
@@ -70,6 +72,7 @@ struct batch {
 	struct btf_batches *bb;
 	uint32_t k; /* its number */
 	struct btf_raw *raw; /* as the encoder wrote it; once deduplicated, its strings alone */
+	const struct btf_batch_fill *fill; /* the encoder's, run first on the thread; or NULL */
 	void *types; /* after the dedup: the deduplicated type records */
 	uint32_t types_len;
 	uint32_t *ids; /* sorted and unique once its thread started */
@@ -190,6 +193,12 @@ static void batch_dedup_run(struct batch *b)
 	const char *strs;
 	void *types;
 
+	if (b->fill) {
+		b->what = "encoding";
+		b->err = b->fill->fn(b->fill->ctx, b->raw);
+		if (b->err)
+			return;
+	}
 	b->what = "sorting ids";
 	b->err = batch_sort_ids(b);
 	if (b->err)
@@ -322,7 +331,8 @@ static void *batch_dedup(void *arg)
 	return NULL;
 }
 
-int btf_batches__add(struct btf_batches *bb, struct btf_raw *raw, uint32_t *ids, uint32_t nr_ids)
+int btf_batches__add(struct btf_batches *bb, struct btf_raw *raw, const struct btf_batch_fill *fill,
+		     uint32_t *ids, uint32_t nr_ids)
 {
 	struct batch *b;
 	uint32_t merged;
@@ -336,7 +346,9 @@ int btf_batches__add(struct btf_batches *bb, struct btf_raw *raw, uint32_t *ids,
 		free(ids);
 		return -ENOMEM;
 	}
-	*b = (struct batch){ .bb = bb, .k = bb->nr, .raw = raw, .ids = ids, .nr_ids = nr_ids };
+	*b = (struct batch){
+		.bb = bb, .k = bb->nr, .raw = raw, .fill = fill, .ids = ids, .nr_ids = nr_ids
+	};
 	pthread_mutex_lock(&bb->lock);
 	if (bb->running >= bb->max_running) {
 		double start = d2b_clock_s(CLOCK_MONOTONIC);
@@ -433,7 +445,8 @@ static int batch_map(struct btf_batches *bb, uint32_t k, bool wait,
 	return batch_merged(bb, k, wait) ?: ops->merged(ctx, k);
 }
 
-struct btf_raw *btf_batches__finish(struct btf_batches *bb, struct btf_raw *last, uint32_t *ids,
+struct btf_raw *btf_batches__finish(struct btf_batches *bb, struct btf_raw *last,
+				    const struct btf_batch_fill *fill, uint32_t *ids,
 				    uint32_t nr_ids, const struct btf_batches_finish_ops *ops,
 				    void *ctx, const char *path, int *err)
 {
@@ -444,7 +457,7 @@ struct btf_raw *btf_batches__finish(struct btf_batches *bb, struct btf_raw *last
 	*err = 0;
 	/* the last batch first, if its dedup can start at once */
 	if (last && batches_can_add(bb)) {
-		*err = btf_batches__add(bb, last, ids, nr_ids);
+		*err = btf_batches__add(bb, last, fill, ids, nr_ids);
 		*err = *err < 0 ? *err : 0;
 		last = NULL;
 	}
@@ -456,7 +469,7 @@ struct btf_raw *btf_batches__finish(struct btf_batches *bb, struct btf_raw *last
 		k += !map_err;
 	}
 	if (!*err && last) {
-		*err = btf_batches__add(bb, last, ids, nr_ids);
+		*err = btf_batches__add(bb, last, fill, ids, nr_ids);
 		*err = *err < 0 ? *err : 0;
 		last = NULL;
 	}

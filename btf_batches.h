@@ -50,13 +50,26 @@ struct btf_batches *btf_batches__new(unsigned int max_running);
 void btf_batches__free(struct btf_batches *bb);
 
 /*
- * Hand over @raw, the BTF of whole CUs, and start its thread, which
- * deduplicates it (btf_dedup, straight from @raw; the collector waits first
- * while max_running dedups run) and appends it to the merged BTF. @ids (taken over too, malloc'ed or NULL) are its
- * type ids that the encoder will refer to later, in any order, repeats
- * allowed. Returns its batch number, or -errno (and frees @raw and @ids).
+ * What fills a batch's BTF on the batch's thread, before its dedup: @fn(@ctx,
+ * raw) appends the rest of the batch to raw; 0 or -errno. @ctx is the
+ * caller's, to keep until the batch is merged or failed.
  */
-int btf_batches__add(struct btf_batches *bb, struct btf_raw *raw, uint32_t *ids, uint32_t nr_ids);
+struct btf_batch_fill {
+	int (*fn)(void *ctx, struct btf_raw *raw);
+	void *ctx;
+};
+
+/*
+ * Hand over @raw, the BTF of whole CUs (or its start, which @fill, if not
+ * NULL, completes; @fill must outlive the batch's thread), and start its
+ * thread, which deduplicates it (btf_dedup, straight from @raw; the
+ * collector waits first while max_running dedups run) and appends it to
+ * the merged BTF. @ids (taken over too, malloc'ed or NULL) are its type ids
+ * that the encoder will refer to later, in any order, repeats allowed.
+ * Returns its batch number, or -errno (and frees @raw and @ids).
+ */
+int btf_batches__add(struct btf_batches *bb, struct btf_raw *raw, const struct btf_batch_fill *fill,
+		     uint32_t *ids, uint32_t nr_ids);
 
 /* what btf_batches__finish() calls, on the calling thread */
 struct btf_batches_finish_ops {
@@ -74,8 +87,8 @@ struct btf_batches_finish_ops {
 };
 
 /*
- * The end of the stream. Hand over @last (the last batch, with its @ids,
- * taken over as btf_batches__add() takes them; NULL if there is none),
+ * The end of the stream. Hand over @last (the last batch, with its @fill
+ * and @ids, taken as btf_batches__add() takes them; NULL if there is none),
  * then wait for every batch and return the BTF they were appended to: its
  * string section is every batch's in order, as one encoder writing all
  * batches into one BTF would have made it. The last
@@ -85,7 +98,8 @@ struct btf_batches_finish_ops {
  * on failure (a batch's dedup or merge, or a call of @ops, failed), its
  * message printed, naming @path.
  */
-struct btf_raw *btf_batches__finish(struct btf_batches *bb, struct btf_raw *last, uint32_t *ids,
+struct btf_raw *btf_batches__finish(struct btf_batches *bb, struct btf_raw *last,
+				    const struct btf_batch_fill *fill, uint32_t *ids,
 				    uint32_t nr_ids, const struct btf_batches_finish_ops *ops,
 				    void *ctx, const char *path, int *err);
 

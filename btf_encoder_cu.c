@@ -447,20 +447,30 @@ out_err:
 	return err;
 }
 
-/* @b's records as one block for the writer; NULL: no memory */
-static struct cu_btf *cu_btf_of(struct cu_btf_builder *b, const struct cu *cu)
+/*
+ * @b's records as one block for the writer; NULL: no memory. A name outside
+ * .debug_str is copied into it: the records are named after the CU is
+ * gone, maybe once the pages of .debug_info it read have left memory
+ * (loader_sections.c), and the copy is at hand.
+ */
+static struct cu_btf *cu_btf_of(const struct btf_encoder *enc, struct cu_btf_builder *b,
+				const struct cu *cu)
 {
 	size_t vars = (size_t)b->nr_vars * sizeof(*b->vars);
-	size_t names = (size_t)b->nr_names * sizeof(*b->names);
+	size_t names = (size_t)b->nr_names * sizeof(*b->names), copied = 0;
 	uint32_t len, strs_len, k;
 	const char *strs;
 	struct cu_btf *f;
 	void *types;
+	char *copy;
 
+	for (k = 0; k < b->nr_names; k++)
+		if (!names__in_section(enc->str_lo, enc->str_hi, b->names[k]))
+			copied += strlen(b->names[k]) + 1;
 	btf_raw__sections(b->raw, &types, &len, &strs, &strs_len);
 	_Static_assert(sizeof(struct cu_btf) % 8 == 0 && sizeof(struct cu_btf_var) % 8 == 0,
 		       "cu_btf arrays 8-aligned");
-	f = malloc(sizeof(*f) + vars + names + len);
+	f = malloc(sizeof(*f) + vars + names + len + copied);
 	if (!f)
 		return NULL;
 	f->nr_types = cu->nr_types;
@@ -475,10 +485,21 @@ static struct cu_btf *cu_btf_of(struct cu_btf_builder *b, const struct cu *cu)
 	f->recs = (char *)f->names + names;
 	if (vars)
 		memcpy(f->vars, b->vars, vars);
-	if (names)
-		memcpy(f->names, b->names, names);
 	if (len)
 		memcpy(f->recs, types, len);
+	copy = f->recs + len;
+	for (k = 0; k < b->nr_names; k++) {
+		const char *s = b->names[k];
+		size_t n;
+
+		if (names__in_section(enc->str_lo, enc->str_hi, s)) {
+			f->names[k] = s;
+			continue;
+		}
+		n = strlen(s) + 1;
+		f->names[k] = memcpy(copy, s, n);
+		copy += n;
+	}
 	return f;
 }
 
@@ -498,7 +519,7 @@ int btf_encoder__prepare_cu(const struct btf_encoder *enc, struct cu *cu)
 	b->nr_names = b->nr_vars = 0;
 	err = build(enc, b, cu);
 	if (!err)
-		cu->btf = cu_btf_of(b, cu);
+		cu->btf = cu_btf_of(enc, b, cu);
 	builder_put(enc->cu_btf_pool, b);
 	if (err) /* (reported) */
 		return err;
@@ -513,7 +534,7 @@ out_nomem:
 /* appending, on the writer                                               */
 
 struct append {
-	struct btf_encoder *enc;
+	const struct name_sink *to;
 	const struct cu_btf *f;
 	const struct cu_btf_place *pl;
 };
@@ -541,8 +562,8 @@ static uint32_t name_map(void *ctx, uint32_t k, int *err)
 	if (!k || *err)
 		return 0;
 	if (k + NAME_PREFETCH <= a->f->nr_names)
-		enc__str_prefetch(a->enc, a->f->names[k + NAME_PREFETCH - 1]);
-	off = enc__str(a->enc, a->f->names[k - 1]);
+		names__prefetch(a->to, a->f->names[k + NAME_PREFETCH - 1]);
+	off = names__intern(a->to, a->f->names[k - 1]);
 	if (off < 0) {
 		*err = off;
 		return 0;
@@ -550,20 +571,67 @@ static uint32_t name_map(void *ctx, uint32_t k, int *err)
 	return (uint32_t)off;
 }
 
-int cu_btf__append(struct btf_encoder *enc, const struct cu_btf *f, enum cu_btf_part part,
-		   const struct cu_btf_place *pl)
+static uint32_t part_start(const struct cu_btf *f, enum cu_btf_part part)
 {
-	struct append a = { enc, f, pl };
-	uint32_t start = 0, before = btf_raw__type_cnt(enc->raw), k;
-	int err;
+	uint32_t start = 0, k;
 
 	for (k = 0; k < part; k++)
 		start += f->len[k];
-	err = btf_raw__append_mapped(enc->raw, f->recs + start, f->len[part], id_map, &a, name_map,
-				     &a);
+	return start;
+}
+
+int cu_btf__append(const struct name_sink *to, const struct cu_btf *f, enum cu_btf_part part,
+		   const struct cu_btf_place *pl)
+{
+	struct append a = { to, f, pl };
+	uint32_t before = btf_raw__type_cnt(to->raw);
+	int err;
+
+	err = btf_raw__append_mapped(to->raw, f->recs + part_start(f, part), f->len[part], id_map,
+				     &a, name_map, &a);
 	if (err)
 		return err;
-	return btf_raw__type_cnt(enc->raw) - before == f->nr[part] ? 0 : -EINVAL;
+	return btf_raw__type_cnt(to->raw) - before == f->nr[part] ? 0 : -EINVAL;
+}
+
+static int id_keep(uint32_t *id, void *ctx)
+{
+	return 0;
+}
+
+static uint32_t name_add(void *ctx, uint32_t k, int *err)
+{
+	const struct append *a = ctx;
+	int off;
+
+	if (!k || *err)
+		return 0;
+	off = btf_raw__add_str(a->to->raw, a->f->names[k - 1]);
+	if (off < 0)
+		*err = off;
+	return off < 0 ? 0 : (uint32_t)off;
+}
+
+int cu_btf__copy_type(struct btf_raw *dst, const struct cu_btf *f, uint32_t id)
+{
+	const struct name_sink to = { .raw = dst };
+	const struct append a = { &to, f, NULL };
+	const char *p = f->recs;
+	uint32_t i;
+
+	if (!id || id >= f->nr_types)
+		return -EINVAL;
+	for (i = 1; i < id; i++)
+		p += btf_raw__record_size((const struct btf_type *)p);
+	if (!btf_is_int((const struct btf_type *)p))
+		return -EINVAL;
+	return btf_raw__append_mapped(dst, p, btf_raw__record_size((const struct btf_type *)p),
+				      id_keep, NULL, name_add, (void *)&a);
+}
+
+uint32_t cu_btf__len(const struct cu_btf *f)
+{
+	return f->len[CU_BTF_TYPES] + f->len[CU_BTF_TAGS] + f->len[CU_BTF_VARS];
 }
 
 uint32_t cu_btf__nr_after_types(const struct cu_btf *f)
@@ -580,11 +648,11 @@ void cu_btf__var(const struct cu_btf *f, uint32_t i, const struct cu_btf_place *
 		 uint32_t *id, uint32_t *offset, uint32_t *size)
 {
 	const struct cu_btf_var *v = &f->vars[i];
-	struct append a = { NULL, f, pl };
+	const struct append a = { NULL, f, pl };
 
 	*shndx = v->shndx;
 	*id = v->id;
-	id_map(id, &a);
+	id_map(id, (void *)&a);
 	*offset = v->offset;
 	*size = v->size;
 }

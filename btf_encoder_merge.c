@@ -59,6 +59,20 @@ static int merged_str(const struct btf_encoder *enc, uint32_t k, uint32_t *off)
 	return 0;
 }
 
+/*
+ * @n, the number of a name batch @k's saved functions use (enc__func_name),
+ * as its string offset in the merged BTF
+ */
+static int merged_name(const struct btf_encoder *enc, uint32_t k, uint32_t *n)
+{
+	const struct batch_fill *fl = enc->fills[k];
+
+	if (*n > fl->nr_ext)
+		return -EINVAL;
+	*n = *n ? fl->ext_offs[*n - 1] : 0;
+	return merged_str(enc, k, n);
+}
+
 static int merged_func(struct btf_encoder *enc, struct func_state *st)
 {
 	uint32_t j;
@@ -68,10 +82,10 @@ static int merged_func(struct btf_encoder *enc, struct func_state *st)
 		struct saved_param *p = &enc->params[st->first_param + j];
 
 		err = merged_type(enc, st->batch, &p->type)
-			      ?: merged_str(enc, st->batch, &p->name_off);
+			      ?: merged_name(enc, st->batch, &p->name_off);
 	}
 	for (j = 0; j < st->nr_annots && !err; j++)
-		err = merged_str(enc, st->batch, &enc->annots[st->first_annot + j].value_off);
+		err = merged_name(enc, st->batch, &enc->annots[st->first_annot + j].value_off);
 	return err;
 }
 
@@ -196,6 +210,7 @@ static const struct btf_batches_finish_ops merge_ops = {
 int btf_encoder__merge(struct btf_encoder *enc)
 {
 	struct merge_ctx m = { .enc = enc };
+	const struct btf_batch_fill *last;
 	int err = 0;
 
 	if (!enc->batches) {
@@ -208,17 +223,19 @@ int btf_encoder__merge(struct btf_encoder *enc)
 			pr_warn("%s: cannot encode: %s\n", enc->path, strerror(-err));
 		return err;
 	}
-	if (enc->raw)
-		enc->nr_types_encoded += btf_raw__type_cnt(enc->raw) - 1;
-	enc->raw = btf_batches__finish(enc->batches, enc->raw, enc->batch_ids, enc->nr_batch_ids,
-				       &merge_ops, &m, enc->path, &err);
+	err = enc__batch_last(enc, &last);
+	if (err) {
+		pr_warn("%s: cannot encode: %s\n", enc->path, strerror(-err));
+		return err;
+	}
+	enc->raw = btf_batches__finish(enc->batches, enc->raw, last, enc->batch_ids,
+				       enc->nr_batch_ids, &merge_ops, &m, enc->path, &err);
 	enc->batch_ids = NULL;
 	enc->nr_batch_ids = enc->cap_batch_ids = 0;
 	funcs_by_batch__free(&m.fb);
 	if (!enc->raw)
 		return err;
 	btf_batches__stats(enc->batches, &enc->stats.batches);
-	enc__strs_free(enc); /* cached names were batch offsets, not the merged BTF's */
 	err = merged_vars(enc);
 	if (err)
 		pr_warn("%s: cannot merge the BTF batches: %s\n", enc->path, strerror(-err));

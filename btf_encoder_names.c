@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * btf_encoder_names - the writer's names. Interning a name means hashing it
+ * btf_encoder_names - the encoder's names. Interning a name means hashing it
  * and comparing it with the names in its bucket (btf_raw__add_str), so the
  * encoder keeps the string offsets itself (enc__str), in two caches of its
- * own:
+ * own (names__intern, into the BTF of a struct name_sink):
  *  - by address, for names in .debug_str, read-only while we run, where
  *    equal strings have one address: the linker merged them in a linked
  *    file, and the loader made a module's references one per string
@@ -15,9 +15,10 @@
  * string section holds the names in pahole's order.
  *
  * Both caches are open-addressing tables of (key, offset) pairs, at most
- * half full, probed linearly. A batch has string offsets of its own, so the
- * caches are emptied when a batch starts (enc__strs_clear). Only the writer
- * uses them.
+ * half full, probed linearly. A pair of them (struct name_caches) belongs
+ * to the BTF whose offsets it holds, and to the one thread that fills that
+ * BTF: the writer's for one BTF (enc__str), a batch's own on the batch's
+ * thread (btf_encoder_records.c), which names a batch's records there.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -32,11 +33,6 @@ void btf_encoder__set_str_section(struct btf_encoder *enc, const char *data, siz
 {
 	enc->str_lo = data;
 	enc->str_hi = data ? data + size : NULL;
-}
-
-static bool in_str_section(const struct btf_encoder *enc, const char *s)
-{
-	return s >= enc->str_lo && s < enc->str_hi;
 }
 
 static uint32_t addr_hash(const struct addr_cache *c, const void *key)
@@ -106,11 +102,11 @@ static int addr_cache_add(struct addr_cache *c, const void *key, uintptr_t val)
 	return 0;
 }
 
-/* start loading @s's cache slot, ahead of its enc__str */
-void enc__str_prefetch(const struct btf_encoder *enc, const char *s)
+/* start loading @s's cache slot, ahead of its names__intern */
+void names__prefetch(const struct name_sink *to, const char *s)
 {
-	if (in_str_section(enc, s))
-		addr_cache_prefetch(&enc->strs, s);
+	if (names__in_section(to->lo, to->hi, s))
+		addr_cache_prefetch(&to->nc->strs, s);
 }
 
 /* @s as a cache key if it has 1-7 bytes (its bytes, NUL-padded), else 0 */
@@ -127,32 +123,27 @@ static uintptr_t short_key(const char *s)
 	return 0;
 }
 
-static int add_str(struct btf_encoder *enc, const char *s)
+/* the BTF string offset of @s in to->raw (0 for no name), adding it if new; or -errno */
+int names__intern(const struct name_sink *to, const char *s)
 {
-	return btf_raw__add_str(enc->raw, s);
-}
-
-/* the BTF string offset of @s (0 for no name), adding it if new; or -errno */
-int enc__str(struct btf_encoder *enc, const char *s)
-{
-	struct addr_cache *c = &enc->strs;
+	struct addr_cache *c = &to->nc->strs;
 	const uintptr_t *cached;
 	const void *key = s;
 	int off;
 
 	/* (a cached name is not read: "" has offset 0 like no name) */
-	if (!in_str_section(enc, s)) {
+	if (!names__in_section(to->lo, to->hi, s)) {
 		if (!s || !*s)
 			return 0;
 		key = (const void *)short_key(s);
 		if (!key)
-			return add_str(enc, s);
-		c = &enc->short_strs;
+			return btf_raw__add_str(to->raw, s);
+		c = &to->nc->short_strs;
 	}
 	cached = addr_cache_find(c, key);
 	if (cached)
 		return (int)*cached;
-	off = *s ? add_str(enc, s) : 0;
+	off = *s ? btf_raw__add_str(to->raw, s) : 0;
 	if (off < 0)
 		return off;
 	if (addr_cache_add(c, key, (uintptr_t)off))
@@ -160,18 +151,25 @@ int enc__str(struct btf_encoder *enc, const char *s)
 	return off;
 }
 
-/* the cached names forgotten: a new batch has string offsets of its own */
-void enc__strs_clear(struct btf_encoder *enc)
+/* the writer's own: its BTF, its caches */
+int enc__str(struct btf_encoder *enc, const char *s)
 {
-	addr_cache_clear(&enc->strs);
-	addr_cache_clear(&enc->short_strs);
+	struct name_sink to = { enc->raw, &enc->names, enc->str_lo, enc->str_hi };
+
+	return names__intern(&to, s);
 }
 
-/* ... and their memory given back, once no batch is written any more */
-void enc__strs_free(struct btf_encoder *enc)
+/* the cached names forgotten */
+void name_caches__clear(struct name_caches *nc)
 {
-	free(enc->strs.slots);
-	enc->strs = (struct addr_cache){ 0 };
-	free(enc->short_strs.slots);
-	enc->short_strs = (struct addr_cache){ 0 };
+	addr_cache_clear(&nc->strs);
+	addr_cache_clear(&nc->short_strs);
+}
+
+/* ... and their memory given back */
+void name_caches__free(struct name_caches *nc)
+{
+	free(nc->strs.slots);
+	free(nc->short_strs.slots);
+	*nc = (struct name_caches){ 0 };
 }

@@ -5,17 +5,19 @@
  * those below it:
  *   btf_encoder_single.c  the encoder: the stream, the writer, the end;
  *                         btf_encoder_merge.c: the batches' merge
+ *   btf_encoder_batch.c   the writer's batches, filled on their threads
  *   btf_encoder_cu.c      a CU's type records, built on its loader worker,
- *                         appended by the writer
+ *                         appended where the plan puts them
  *   btf_funcs.c           the functions (saved as CUs are written, emitted
  *                         at the end); btf_encoder_vars.c: the variables
  *                         and DATASECs
  *   btf_encoder_records.c the BTF records are added to and read back from
- *                         (merged, batch, base) and the batches' life
- *   btf_encoder_names.c   the writer's name caches
+ *                         (merged, batch, base); what a batch's functions keep
+ *   btf_encoder_names.c   the name caches
  * The public API is btf_encoder_single.h.
  * Everything here is the collector's or its writer's, as marked on each
- * field, but the builders' pool (btf_encoder_cu.c), which has a lock.
+ * field, but the builders' pool (btf_encoder_cu.c), which has a lock, and
+ * a struct batch_fill, which goes to its batch's thread.
  */
 #ifndef BTF_ENCODER_PRIV_H
 #define BTF_ENCODER_PRIV_H
@@ -26,6 +28,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "btf_batches.h"
 #include "btf_dedup.h"
 #include "btf_encoder_single.h"
 #include "btf_raw.h"
@@ -108,6 +111,49 @@ struct addr_cache {
 	uint32_t cap, nr; /* cap: 0 or a power of two */
 };
 
+/* a BTF's names' string offsets: by .debug_str address, and by content */
+struct name_caches {
+	struct addr_cache strs; /* BTF string offset of a name in .debug_str */
+	struct addr_cache short_strs; /* the same, for names of 1-7 bytes, by content */
+};
+
+/* a struct cu_btf's records: the types, their decl tags, the VARs (with theirs) */
+enum cu_btf_part { CU_BTF_TYPES, CU_BTF_TAGS, CU_BTF_VARS, CU_BTF_PARTS };
+
+/* where the plan puts a CU's records */
+struct cu_btf_place {
+	uint32_t first_new; /* the id of its type 1 */
+	uint32_t array_index_id;
+	uint32_t add_index_int; /* 1: "int" comes between the types and the rest */
+};
+
+/* a CU of a batch, for the batch's thread to append (btf_encoder_batch.c) */
+struct batch_cu {
+	struct cu_btf *f;
+	struct cu_btf_place pl;
+	uint32_t ext_end; /* the names its saved functions use end here in .ext */
+};
+
+struct name_chunk;
+
+/*
+ * A batch's CUs and the names its saved functions use, which its thread
+ * appends and interns (btf_encoder_batch.c). The writer's until the batch
+ * is handed over, its thread's then (which fills .ext_offs and lets the
+ * rest go), the collector's once the batch is merged.
+ */
+struct batch_fill {
+	const char *lo, *hi; /* .debug_str, for the names' caches */
+	struct batch_cu *cus;
+	uint32_t nr_cus, cap_cus;
+	const char **ext; /* in the order the functions were saved */
+	uint32_t nr_ext, cap_ext;
+	struct name_chunk *chunks; /* copies of .ext's names outside .debug_str */
+	uint32_t *ext_offs; /* [i]: .ext[i]'s string offset in the batch */
+	struct btf_raw_room room; /* what the batch's BTF will hold */
+	struct btf_batch_fill run; /* for btf_batches: the batch thread's work on this */
+};
+
 /*
  * One CU as the collector planned it, for the writer: the ids of its types
  * and what else the writer adds.
@@ -166,17 +212,19 @@ struct btf_encoder {
 	uint32_t *batch_ids; /* the batch's ids that functions and DATASECs use */
 	uint32_t nr_batch_ids, cap_batch_ids;
 	struct btf_raw *index_type; /* a copy of the array index type, for new batches */
-	struct btf_raw_room batch_room; /* the last batch's: the next one's room */
+	struct batch_fill **fills; /* every batch's handed over, by number */
+	uint32_t nr_fills, cap_fills;
 	uint32_t nr_types_encoded; /* over all batches, less their copies */
 	const char *str_lo, *str_hi; /* .debug_str, for the caches; or NULL */
 	struct cu_btf_pool *cu_btf_pool; /* the workers' builders (its own lock) */
-	struct addr_cache strs; /* BTF string offset of a name in .debug_str */
-	struct addr_cache short_strs; /* the same, for names of 1-7 bytes, by content */
+	struct name_caches names; /* the writer's, for its own BTF (enc__str) */
 	struct planner plan; /* collector */
 	struct writer w;
 	/* the writer's, from here on */
 	/* the batch being filled, or the one BTF (the merged one where btf is NULL); NULL between batches */
 	struct btf_raw *raw;
+	struct batch_fill *fill; /* the batch's CUs, for its thread */
+	uint32_t batch_end; /* the batch's type count once its thread appended them */
 	const uint32_t *ids; /* the plan's ids of the CU being written */
 	uint32_t array_index_id; /* and its array index type */
 
@@ -192,16 +240,31 @@ struct btf_encoder {
 	struct btf_encoder_stats stats;
 };
 
-/* ---- btf_encoder_names.c: the writer's names --------------------------- */
+/* ---- btf_encoder_names.c: the names ------------------------------------ */
 
-/* the BTF string offset of @s (0 for no name), adding it if new; or -errno */
+/* @s lies in [@lo, @hi), the .debug_str whose strings stay put while the encoder runs */
+static inline bool names__in_section(const char *lo, const char *hi, const char *s)
+{
+	return s >= lo && s < hi;
+}
+
+/* where names are interned: a BTF, its caches, and the .debug_str they key by address */
+struct name_sink {
+	struct btf_raw *raw;
+	struct name_caches *nc;
+	const char *lo, *hi;
+};
+
+/* the BTF string offset of @s in to->raw (0 for no name), adding it if new; or -errno */
+int names__intern(const struct name_sink *to, const char *s);
+/* start loading @s's cache slot, ahead of its names__intern */
+void names__prefetch(const struct name_sink *to, const char *s);
+/* names__intern into the writer's own BTF (enc->raw), with its caches */
 int enc__str(struct btf_encoder *enc, const char *s);
-/* start loading @s's cache slot, ahead of its enc__str */
-void enc__str_prefetch(const struct btf_encoder *enc, const char *s);
-/* the cached names forgotten: a new batch has string offsets of its own */
-void enc__strs_clear(struct btf_encoder *enc);
-/* ... and their memory given back, once no batch is written any more */
-void enc__strs_free(struct btf_encoder *enc);
+/* the cached names forgotten */
+void name_caches__clear(struct name_caches *nc);
+/* ... and their memory given back */
+void name_caches__free(struct name_caches *nc);
 
 /*
  * The writer's adds: the name interned first (enc__str, as libbpf interned it
@@ -215,27 +278,41 @@ void enc__strs_free(struct btf_encoder *enc);
 
 /* ---- btf_encoder_cu.c: a CU's records ---------------------------------- */
 
-/* a struct cu_btf's records: the types, their decl tags, the VARs (with theirs) */
-enum cu_btf_part { CU_BTF_TYPES, CU_BTF_TAGS, CU_BTF_VARS, CU_BTF_PARTS };
-
-/* where the plan puts a CU's records */
-struct cu_btf_place {
-	uint32_t first_new; /* the id of its type 1 */
-	uint32_t array_index_id;
-	uint32_t add_index_int; /* 1: "int" comes between the types and the rest */
-};
-
 int cu_btf_pool__new(struct cu_btf_pool **pool);
 void cu_btf_pool__free(struct cu_btf_pool *pool);
-/* the writer: part @part of @f appended to enc->raw, named (enc__str) and placed by @pl */
-int cu_btf__append(struct btf_encoder *enc, const struct cu_btf *f, enum cu_btf_part part,
+/* part @part of @f appended to to->raw, named into it and placed by @pl */
+int cu_btf__append(const struct name_sink *to, const struct cu_btf *f, enum cu_btf_part part,
 		   const struct cu_btf_place *pl);
+/* a copy of @f's INT type @id, with its name, appended to @dst; its id or -errno */
+int cu_btf__copy_type(struct btf_raw *dst, const struct cu_btf *f, uint32_t id);
+/* the bytes of @f's records */
+uint32_t cu_btf__len(const struct cu_btf *f);
 /* how many records @f has after its types */
 uint32_t cu_btf__nr_after_types(const struct cu_btf *f);
 /* its VARs: how many, and VAR @i's section, id as placed by @pl, offset and size */
 uint32_t cu_btf__nr_vars(const struct cu_btf *f);
 void cu_btf__var(const struct cu_btf *f, uint32_t i, const struct cu_btf_place *pl, int *shndx,
 		 uint32_t *id, uint32_t *offset, uint32_t *size);
+
+/* ---- btf_encoder_batch.c: the writer's batches ------------------------- */
+
+/* a new batch (a fresh BTF, the array index type); 0 or -errno */
+int enc__batch_start(struct btf_encoder *enc);
+/*
+ * the array index type, which @f of the CU planned as @p gives the BTF,
+ * kept for the later batches; 0 or -errno
+ */
+int enc__batch_keep_index_type(struct btf_encoder *enc, const struct cu_btf *f,
+			       const struct cu_plan *p);
+/* the CU planned as @p, its functions saved, left to the batch's thread; 0 or -errno */
+int enc__batch_add_cu(struct btf_encoder *enc, const struct cu_plan *p,
+		      const struct cu_btf_place *pl);
+/* the batch handed over for its dedup; 0 or -errno */
+int enc__batch_close(struct btf_encoder *enc);
+/* the last batch, if one is open (enc->raw), for btf_batches__finish: *@run its fill, or NULL */
+int enc__batch_last(struct btf_encoder *enc, const struct btf_batch_fill **run);
+/* every batch's fill gone */
+void enc__batch_fills_free(struct btf_encoder *enc);
 
 /* ---- btf_encoder_records.c: the BTF the encoder builds ------------------ */
 
@@ -262,14 +339,17 @@ int enc__add_func_param_off(struct btf_encoder *enc, int proto, uint32_t off, ui
 int enc__add_datasec_var_info(struct btf_encoder *enc, uint32_t type, uint32_t offset,
 			      uint32_t size);
 
-/* the writer: a new batch (a fresh BTF, the array index type); 0 or -errno */
-int enc__batch_start(struct btf_encoder *enc);
-/* the writer: the array index type kept for the later batches; 0 or -errno */
-int enc__batch_keep_index_type(struct btf_encoder *enc);
-/* the writer: the batch handed over for its dedup; 0 or -errno */
-int enc__batch_close(struct btf_encoder *enc);
 /* type @id of the batch is used by a function or DATASEC: keep track of it */
 int enc__batch_use(struct btf_encoder *enc, uint32_t id);
+/*
+ * The writer: what a saved function keeps for name @s: its string offset in
+ * the one BTF; in a batch, its number among the names the batch's functions
+ * use (from 1; 0 for no name), whose offsets the batch's thread finds
+ * (struct batch_fill). Or -errno.
+ */
+int enc__func_name(struct btf_encoder *enc, const char *s);
+/* the copies enc__func_name made */
+void name_chunks__free(struct name_chunk *c);
 
 /* ---- btf_encoder_vars.c ------------------------------------------------ */
 

@@ -9,11 +9,10 @@
  * through these helpers, which call nothing of theirs: they are the
  * encoder's lowest layer.
  *
- * The writer's batches: a batch is opened with a fresh BTF and a copy of
- * the array index type (enc__batch_start), records the ids its functions
- * and variables use (enc__batch_use) and is handed to btf_batches for its
- * dedup (enc__batch_close). Which dedup the BTF gets, btf_dedup's or
- * libbpf's, is enc__dedup_release's and enc__own_dedup's.
+ * The writer's batches (btf_encoder_batch.c) record here the ids their
+ * functions and variables use (enc__batch_use) and the names their saved
+ * functions keep (enc__func_name). Which dedup the BTF gets, btf_dedup's
+ * or libbpf's, is enc__dedup_release's and enc__own_dedup's.
  */
 #include <bpf/btf.h>
 #include <errno.h>
@@ -149,38 +148,6 @@ int enc__add_datasec_var_info(struct btf_encoder *enc, uint32_t type, uint32_t o
 /* ---------------------------------------------------------------------- */
 /* the writer's batches                                                   */
 
-/* A new batch: a fresh BTF, its own string offsets, the array index type. */
-int enc__batch_start(struct btf_encoder *enc)
-{
-	int id;
-
-	enc->raw = btf_raw__new(NULL);
-	if (!enc->raw || btf_raw__reserve(enc->raw, &enc->batch_room))
-		return -ENOMEM;
-	enc__strs_clear(enc);
-	if (!enc->index_type)
-		return 0;
-	id = btf_raw__add_int_copy(enc->raw, enc->index_type, 1);
-	if (id < 0)
-		return id;
-	enc->nr_types_encoded--; /* the copy is not part of the stream */
-	return 0;
-}
-
-/* Later batches get a copy of the array index type: no batch refers to another. */
-int enc__batch_keep_index_type(struct btf_encoder *enc)
-{
-	int id;
-
-	if (!enc->batches)
-		return 0;
-	enc->index_type = btf_raw__new(NULL);
-	if (!enc->index_type)
-		return -ENOMEM;
-	id = btf_raw__add_int_copy(enc->index_type, enc->raw, enc->array_index_id);
-	return id < 0 ? id : 0;
-}
-
 /* Type @id of the batch is used by a function or DATASEC: keep track of it. */
 int enc__batch_use(struct btf_encoder *enc, uint32_t id)
 {
@@ -193,19 +160,63 @@ int enc__batch_use(struct btf_encoder *enc, uint32_t id)
 	return 0;
 }
 
-/* Hand the batch over for its dedup. */
-int enc__batch_close(struct btf_encoder *enc)
-{
-	int k;
+/*
+ * Copies of names, in chunks that stay where they are: a name keeps its
+ * address while more are copied.
+ */
+struct name_chunk {
+	struct name_chunk *next;
+	size_t used, cap;
+	char data[];
+};
 
-	enc->nr_types_encoded += btf_raw__type_cnt(enc->raw) - 1;
-	btf_raw__room(enc->raw, &enc->batch_room);
-	k = btf_batches__add(enc->batches, enc->raw, enc->batch_ids, enc->nr_batch_ids);
-	enc->raw = NULL;
-	enc->batch_ids = NULL;
-	enc->nr_batch_ids = enc->cap_batch_ids = 0;
-	if (k < 0)
-		return k;
-	enc->nr_batches++;
-	return 0;
+#define NAME_CHUNK_BYTES (64 * 1024 - sizeof(struct name_chunk))
+
+static const char *name_copy(struct name_chunk **chunks, const char *s)
+{
+	size_t n = strlen(s) + 1;
+	struct name_chunk *c = *chunks;
+
+	if (!c || c->cap - c->used < n) {
+		size_t cap = n > NAME_CHUNK_BYTES ? n : NAME_CHUNK_BYTES;
+
+		c = malloc(sizeof(*c) + cap);
+		if (!c)
+			return NULL;
+		*c = (struct name_chunk){ *chunks, 0, cap };
+		*chunks = c;
+	}
+	memcpy(c->data + c->used, s, n);
+	c->used += n;
+	return c->data + c->used - n;
+}
+
+void name_chunks__free(struct name_chunk *c)
+{
+	while (c) {
+		struct name_chunk *next = c->next;
+
+		free(c);
+		c = next;
+	}
+}
+
+/*
+ * A batch's names are interned on its thread, after the CU is gone: one
+ * outside .debug_str is copied now, while the DWARF it is in is at hand.
+ */
+int enc__func_name(struct btf_encoder *enc, const char *s)
+{
+	struct batch_fill *fl = enc->fill;
+
+	if (!enc->batches)
+		return enc__str(enc, s);
+	if (!s || !*s)
+		return 0;
+	if (!names__in_section(fl->lo, fl->hi, s) && !(s = name_copy(&fl->chunks, s)))
+		return -ENOMEM;
+	if (d2b_grow(&fl->ext, &fl->cap_ext, (uint64_t)fl->nr_ext + 1, sizeof(*fl->ext)))
+		return -ENOMEM;
+	fl->ext[fl->nr_ext++] = s;
+	return (int)fl->nr_ext;
 }

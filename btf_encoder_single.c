@@ -137,7 +137,8 @@ void btf_encoder__free(struct btf_encoder *enc)
 	free(enc->funcs);
 	free(enc->params);
 	free(enc->annots);
-	enc__strs_free(enc);
+	name_caches__free(&enc->names);
+	enc__batch_fills_free(enc);
 	cu_btf_pool__free(enc->cu_btf_pool);
 	for (i = 0; i < WRITER_SLOTS; i++)
 		free(enc->w.slots[i].ids);
@@ -202,10 +203,42 @@ static int plan_cu(struct btf_encoder *enc, struct cu_plan *p)
 	return 0;
 }
 
+/* the type count of the writer's BTF, or of the batch once its thread appended its CUs */
+static uint32_t written_cnt(const struct btf_encoder *enc)
+{
+	return enc->batches ? enc->batch_end : btf_raw__type_cnt(enc->raw);
+}
+
+/* one BTF: the CU's types, "int" if planned, the type decl tags; 0 or -errno */
+static int append_head(struct btf_encoder *enc, const struct cu_btf *f,
+		       const struct cu_btf_place *pl)
+{
+	struct name_sink to = { enc->raw, &enc->names, enc->str_lo, enc->str_hi };
+	int err;
+
+	err = cu_btf__append(&to, f, CU_BTF_TYPES, pl);
+	if (!err && pl->add_index_int) {
+		err = add_named(enc, btf_raw__add_int, "int", 4, BTF_INT_SIGNED);
+		err = err < 0 ? err : 0;
+	}
+	return err ? err : cu_btf__append(&to, f, CU_BTF_TAGS, pl);
+}
+
+/* one BTF: the CU's VARs, after its functions were saved; 0 or -errno */
+static int append_vars(struct btf_encoder *enc, const struct cu_btf *f,
+		       const struct cu_btf_place *pl)
+{
+	struct name_sink to = { enc->raw, &enc->names, enc->str_lo, enc->str_hi };
+
+	return cu_btf__append(&to, f, CU_BTF_VARS, pl);
+}
+
 /*
  * The writer's part of a CU, in CU order: its records (built by its worker,
  * btf_encoder_cu.c) appended as planned, its functions saved between its
- * type decl tags and its VARs, where they name their parameters.
+ * type decl tags and its VARs, where they name their parameters. In a
+ * batch the records wait for the batch's thread (btf_encoder_batch.c),
+ * which appends them in the same order.
  */
 static int write_cu(struct btf_encoder *enc, const struct cu_plan *p)
 {
@@ -225,31 +258,22 @@ static int write_cu(struct btf_encoder *enc, const struct cu_plan *p)
 		if (err)
 			goto out_err;
 	}
-	if (btf_raw__type_cnt(enc->raw) != p->first_new)
+	if (written_cnt(enc) != p->first_new)
 		goto out_drift;
 	enc->ids = p->ids;
 	enc->array_index_id = p->array_index_id;
 	place = (struct cu_btf_place){ p->first_new, p->array_index_id, p->add_index_int };
-	err = cu_btf__append(enc, cu->btf, CU_BTF_TYPES, &place);
-	if (err)
-		goto out_err;
-	if (p->add_index_int) {
-		err = add_named(enc, btf_raw__add_int, "int", 4, BTF_INT_SIGNED);
-		if (err < 0)
-			goto out_err;
-	}
 	if (p->index_type_new) {
-		err = enc__batch_keep_index_type(enc);
+		err = enc__batch_keep_index_type(enc, cu->btf, p);
 		if (err)
 			goto out_err;
 	}
-	err = cu_btf__append(enc, cu->btf, CU_BTF_TAGS, &place);
-	if (err)
-		goto out_err;
+	if (!enc->batches) {
+		err = append_head(enc, cu->btf, &place);
+		if (err)
+			goto out_err;
+	}
 	err = funcs__save(enc, cu);
-	if (err)
-		goto out_err;
-	err = cu_btf__append(enc, cu->btf, CU_BTF_VARS, &place);
 	if (err)
 		goto out_err;
 	for (i = 0; i < cu_btf__nr_vars(cu->btf); i++) {
@@ -259,7 +283,13 @@ static int write_cu(struct btf_encoder *enc, const struct cu_plan *p)
 			goto out_err;
 	}
 	enc->stats.nr_vars += cu_btf__nr_vars(cu->btf);
-	if (btf_raw__type_cnt(enc->raw) != p->end)
+	if (enc->batches)
+		err = enc__batch_add_cu(enc, p, &place);
+	else
+		err = append_vars(enc, cu->btf, &place);
+	if (err)
+		goto out_err;
+	if (written_cnt(enc) != p->end)
 		goto out_drift;
 	if (p->close_batch) {
 		err = enc__batch_close(enc);
@@ -271,7 +301,7 @@ static int write_cu(struct btf_encoder *enc, const struct cu_plan *p)
 out_drift:
 	/* the plan and the BTF disagree: a bug */
 	pr_warn("%s: CU %#" PRIx64 ": %u BTF types, %u planned\n", enc->path, cu->off,
-		btf_raw__type_cnt(enc->raw), p->end);
+		written_cnt(enc), p->end);
 	return -EINVAL;
 out_err:
 	pr_warn("%s: CU %#" PRIx64 ": cannot encode: %s\n", enc->path, cu->off, strerror(-err));

@@ -9,7 +9,8 @@
  * fit (funcs__check); the writer, in CU order, saves
  * those it keeps (func_save): return and parameter types as the batch's ids,
  * names and tag values as string offsets, added to the string section then,
- * which fixes the string order pahole's gives. A prefix match records its
+ * which fixes the string order pahole's gives (in a batch, as the numbers
+ * of the names the batch's thread adds then: enc__func_name). A prefix match records its
  * DWARF name as the symbol's alias, and the first CU to do so wins: that
  * order-dependent write stays with the writer.
  *
@@ -187,7 +188,7 @@ static int func_save(struct btf_encoder *enc, const struct cu *cu, const struct 
 		 * libbpf keeps a from-scratch BTF's strings in insertion order
 		 * through dedup, so this fixes where they land in the output.
 		 */
-		err = p->vararg ? 0 : enc__str(enc, p->name);
+		err = p->vararg ? 0 : enc__func_name(enc, p->name);
 		if (err < 0)
 			return err;
 		enc->params[enc->nr_params++] = (struct saved_param){
@@ -203,7 +204,7 @@ static int func_save(struct btf_encoder *enc, const struct cu *cu, const struct 
 		return -ENOMEM;
 	for (i = 0; i < fn->nr_annots; i++) {
 		const struct cu_annot *an = &cu->annots[fn->annot_first + i];
-		int err = enc__str(enc, an->value);
+		int err = enc__func_name(enc, an->value);
 
 		if (err < 0)
 			return err;
