@@ -90,20 +90,21 @@ static int fill_cu(struct batch_fill *fl, const struct name_sink *to, const stru
 static int fill_run(void *ctx, struct btf_raw *raw)
 {
 	struct batch_fill *fl = ctx;
-	struct name_caches nc = { 0 };
-	struct name_sink to = { raw, &nc, fl->lo, fl->hi };
+	struct name_caches *nc = name_pool__take(fl->pool);
+	struct name_sink to = { raw, nc, fl->lo, fl->hi };
 	uint32_t i, e = 0;
 	int err = 0;
 
 	fl->ext_offs = malloc(((size_t)fl->nr_ext ?: 1) * sizeof(*fl->ext_offs));
-	if (!fl->ext_offs || btf_raw__reserve(raw, &fl->room))
+	if (!nc || !fl->ext_offs || btf_raw__reserve(raw, &fl->room))
 		err = -ENOMEM;
 	for (i = 0; i < fl->nr_cus && !err; i++) {
 		err = fill_cu(fl, &to, &fl->cus[i], &e);
 		free(fl->cus[i].f);
 		fl->cus[i].f = NULL;
 	}
-	name_caches__free(&nc);
+	if (nc)
+		name_pool__put(fl->pool, nc);
 	/* (what the merge needs is .ext_offs) */
 	free(fl->ext);
 	fl->ext = NULL;
@@ -123,6 +124,7 @@ int enc__batch_start(struct btf_encoder *enc)
 		return -ENOMEM;
 	enc->fill->lo = enc->str_lo;
 	enc->fill->hi = enc->str_hi;
+	enc->fill->pool = enc->name_pool;
 	enc->fill->run = (struct btf_batch_fill){ fill_run, enc->fill };
 	if (enc->index_type) {
 		id = btf_raw__add_int_copy(enc->raw, enc->index_type, 1);

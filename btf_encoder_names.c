@@ -18,9 +18,11 @@
  * half full, probed linearly. A pair of them (struct name_caches) belongs
  * to the BTF whose offsets it holds, and to the one thread that fills that
  * BTF: the writer's for one BTF (enc__str), a batch's own on the batch's
- * thread (btf_encoder_records.c), which names a batch's records there.
+ * thread (btf_encoder_batch.c), which names a batch's records there, and
+ * gives them back to a pool for the next batch (struct name_pool).
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -171,5 +173,66 @@ void name_caches__free(struct name_caches *nc)
 {
 	free(nc->strs.slots);
 	free(nc->short_strs.slots);
-	*nc = (struct name_caches){ 0 };
+	nc->strs = nc->short_strs = (struct addr_cache){ 0 };
+}
+
+/*
+ * Caches kept for the next batch's thread: their tables stay as they grew
+ * (a batch's names fill some 10^5 slots), cleared, instead of growing from
+ * nothing in every batch.
+ */
+struct name_pool {
+	pthread_mutex_t lock;
+	struct name_caches *idle; /* lock */
+};
+
+int name_pool__new(struct name_pool **pool)
+{
+	*pool = calloc(1, sizeof(**pool));
+	if (!*pool)
+		return -ENOMEM;
+	if (pthread_mutex_init(&(*pool)->lock, NULL)) {
+		free(*pool);
+		*pool = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void name_pool__free(struct name_pool *pool)
+{
+	struct name_caches *nc;
+
+	if (!pool)
+		return;
+	while ((nc = pool->idle)) {
+		pool->idle = nc->next;
+		name_caches__free(nc);
+		free(nc);
+	}
+	pthread_mutex_destroy(&pool->lock);
+	free(pool);
+}
+
+struct name_caches *name_pool__take(struct name_pool *pool)
+{
+	struct name_caches *nc;
+
+	pthread_mutex_lock(&pool->lock);
+	nc = pool->idle;
+	if (nc)
+		pool->idle = nc->next;
+	pthread_mutex_unlock(&pool->lock);
+	if (!nc)
+		return calloc(1, sizeof(*nc));
+	name_caches__clear(nc);
+	return nc;
+}
+
+void name_pool__put(struct name_pool *pool, struct name_caches *nc)
+{
+	pthread_mutex_lock(&pool->lock);
+	nc->next = pool->idle;
+	pool->idle = nc;
+	pthread_mutex_unlock(&pool->lock);
 }

@@ -16,8 +16,8 @@
  *   btf_encoder_names.c   the name caches
  * The public API is btf_encoder_single.h.
  * Everything here is the collector's or its writer's, as marked on each
- * field, but the builders' pool (btf_encoder_cu.c), which has a lock, and
- * a struct batch_fill, which goes to its batch's thread.
+ * field, but the builders' and the name caches' pools, each with a lock,
+ * and a struct batch_fill, which goes to its batch's thread.
  */
 #ifndef BTF_ENCODER_PRIV_H
 #define BTF_ENCODER_PRIV_H
@@ -115,6 +115,7 @@ struct addr_cache {
 struct name_caches {
 	struct addr_cache strs; /* BTF string offset of a name in .debug_str */
 	struct addr_cache short_strs; /* the same, for names of 1-7 bytes, by content */
+	struct name_caches *next; /* in a struct name_pool */
 };
 
 /* a struct cu_btf's records: the types, their decl tags, the VARs (with theirs) */
@@ -144,6 +145,7 @@ struct name_chunk;
  */
 struct batch_fill {
 	const char *lo, *hi; /* .debug_str, for the names' caches */
+	struct name_pool *pool; /* the encoder's, for the caches */
 	struct batch_cu *cus;
 	uint32_t nr_cus, cap_cus;
 	const char **ext; /* in the order the functions were saved */
@@ -217,6 +219,7 @@ struct btf_encoder {
 	uint32_t nr_types_encoded; /* over all batches, less their copies */
 	const char *str_lo, *str_hi; /* .debug_str, for the caches; or NULL */
 	struct cu_btf_pool *cu_btf_pool; /* the workers' builders (its own lock) */
+	struct name_pool *name_pool; /* the batches' threads' caches (its own lock) */
 	struct name_caches names; /* the writer's, for its own BTF (enc__str) */
 	struct planner plan; /* collector */
 	struct writer w;
@@ -265,6 +268,13 @@ int enc__str(struct btf_encoder *enc, const char *s);
 void name_caches__clear(struct name_caches *nc);
 /* ... and their memory given back */
 void name_caches__free(struct name_caches *nc);
+/* caches for the batches' threads, taken cleared and put back (a lock of its own) */
+struct name_pool;
+int name_pool__new(struct name_pool **pool);
+void name_pool__free(struct name_pool *pool);
+/* NULL: no memory */
+struct name_caches *name_pool__take(struct name_pool *pool);
+void name_pool__put(struct name_pool *pool, struct name_caches *nc);
 
 /*
  * The writer's adds: the name interned first (enc__str, as libbpf interned it

@@ -111,6 +111,11 @@ struct btf_encoder *btf_encoder__new(const struct d2b_conf *conf, struct elf_sym
 		btf_encoder__free(enc);
 		return NULL;
 	}
+	if (enc->batches && name_pool__new(&enc->name_pool)) {
+		*err = -ENOMEM;
+		btf_encoder__free(enc);
+		return NULL;
+	}
 	if (enc->raw) { /* one BTF: always open */
 		enc->plan.batch_open = true;
 		enc->plan.next_id = btf_raw__type_cnt(enc->raw);
@@ -139,6 +144,7 @@ void btf_encoder__free(struct btf_encoder *enc)
 	free(enc->annots);
 	name_caches__free(&enc->names);
 	enc__batch_fills_free(enc);
+	name_pool__free(enc->name_pool);
 	cu_btf_pool__free(enc->cu_btf_pool);
 	for (i = 0; i < WRITER_SLOTS; i++)
 		free(enc->w.slots[i].ids);
