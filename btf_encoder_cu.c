@@ -35,7 +35,6 @@
 #include <dwarf.h>
 #include <errno.h>
 #include <inttypes.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -66,7 +65,7 @@ struct cu_btf {
 };
 
 struct cu_btf_builder {
-	struct cu_btf_builder *next; /* in the pool */
+	struct d2b_idle link; /* in the pool, idle */
 	struct btf_raw *raw; /* the records, the CU's ids */
 	const char **names;
 	uint32_t nr_names, cap_names;
@@ -78,24 +77,6 @@ struct cu_btf_builder {
 	uint32_t part_nr[CU_BTF_PARTS];
 };
 
-struct cu_btf_pool {
-	pthread_mutex_t lock;
-	struct cu_btf_builder *idle; /* lock */
-};
-
-int cu_btf_pool__new(struct cu_btf_pool **pool)
-{
-	*pool = calloc(1, sizeof(**pool));
-	if (!*pool)
-		return -ENOMEM;
-	if (pthread_mutex_init(&(*pool)->lock, NULL)) {
-		free(*pool);
-		*pool = NULL;
-		return -ENOMEM;
-	}
-	return 0;
-}
-
 static void builder_free(struct cu_btf_builder *b)
 {
 	btf_raw__free(b->raw);
@@ -105,47 +86,31 @@ static void builder_free(struct cu_btf_builder *b)
 	free(b);
 }
 
-void cu_btf_pool__free(struct cu_btf_pool *pool)
+void cu_btf_pool__free(struct d2b_idle_pool *pool)
 {
 	struct cu_btf_builder *b;
 
 	if (!pool)
 		return;
-	while ((b = pool->idle)) {
-		pool->idle = b->next;
+	while ((b = d2b_idle_pool__take(pool)))
 		builder_free(b);
-	}
-	pthread_mutex_destroy(&pool->lock);
-	free(pool);
+	d2b_idle_pool__free(pool);
 }
 
-static struct cu_btf_builder *builder_take(struct cu_btf_pool *pool)
+static struct cu_btf_builder *builder_take(struct d2b_idle_pool *pool)
 {
-	struct cu_btf_builder *b;
+	struct cu_btf_builder *b = d2b_idle_pool__take(pool);
 
-	pthread_mutex_lock(&pool->lock);
-	b = pool->idle;
 	if (b)
-		pool->idle = b->next;
-	pthread_mutex_unlock(&pool->lock);
-	if (!b) {
-		b = calloc(1, sizeof(*b));
-		if (b)
-			b->raw = btf_raw__new(NULL);
-		if (b && !b->raw) {
-			free(b);
-			b = NULL;
-		}
+		return b;
+	b = calloc(1, sizeof(*b));
+	if (b)
+		b->raw = btf_raw__new(NULL);
+	if (b && !b->raw) {
+		free(b);
+		b = NULL;
 	}
 	return b;
-}
-
-static void builder_put(struct cu_btf_pool *pool, struct cu_btf_builder *b)
-{
-	pthread_mutex_lock(&pool->lock);
-	b->next = pool->idle;
-	pool->idle = b;
-	pthread_mutex_unlock(&pool->lock);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -520,7 +485,7 @@ int btf_encoder__prepare_cu(const struct btf_encoder *enc, struct cu *cu)
 	err = build(enc, b, cu);
 	if (!err)
 		cu->btf = cu_btf_of(enc, b, cu);
-	builder_put(enc->cu_btf_pool, b);
+	d2b_idle_pool__put(enc->cu_btf_pool, b);
 	if (err) /* (reported) */
 		return err;
 	if (cu->btf)

@@ -19,10 +19,11 @@
  * to the BTF whose offsets it holds, and to the one thread that fills that
  * BTF: the writer's for one BTF (enc__str), a batch's own on the batch's
  * thread (btf_encoder_batch.c), which names a batch's records there, and
- * gives them back to a pool for the next batch (struct name_pool).
+ * gives them back to a pool for the next batch, where their tables stay
+ * as they grew (some 10^5 slots), cleared, rather than growing from
+ * nothing in every batch (name_pool__take).
  */
 #include <errno.h>
-#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +31,7 @@
 #include "btf_encoder_priv.h"
 #include "btf_encoder_single.h"
 #include "btf_raw.h"
+#include "d2b_util.h"
 
 void btf_encoder__set_str_section(struct btf_encoder *enc, const char *data, size_t size)
 {
@@ -181,58 +183,30 @@ void name_caches__free(struct name_caches *nc)
  * (a batch's names fill some 10^5 slots), cleared, instead of growing from
  * nothing in every batch.
  */
-struct name_pool {
-	pthread_mutex_t lock;
-	struct name_caches *idle; /* lock */
-};
-
-int name_pool__new(struct name_pool **pool)
-{
-	*pool = calloc(1, sizeof(**pool));
-	if (!*pool)
-		return -ENOMEM;
-	if (pthread_mutex_init(&(*pool)->lock, NULL)) {
-		free(*pool);
-		*pool = NULL;
-		return -ENOMEM;
-	}
-	return 0;
-}
-
-void name_pool__free(struct name_pool *pool)
+void name_pool__free(struct d2b_idle_pool *pool)
 {
 	struct name_caches *nc;
 
 	if (!pool)
 		return;
-	while ((nc = pool->idle)) {
-		pool->idle = nc->next;
+	while ((nc = d2b_idle_pool__take(pool))) {
 		name_caches__free(nc);
 		free(nc);
 	}
-	pthread_mutex_destroy(&pool->lock);
-	free(pool);
+	d2b_idle_pool__free(pool);
 }
 
-struct name_caches *name_pool__take(struct name_pool *pool)
+struct name_caches *name_pool__take(struct d2b_idle_pool *pool)
 {
-	struct name_caches *nc;
+	struct name_caches *nc = d2b_idle_pool__take(pool);
 
-	pthread_mutex_lock(&pool->lock);
-	nc = pool->idle;
-	if (nc)
-		pool->idle = nc->next;
-	pthread_mutex_unlock(&pool->lock);
 	if (!nc)
 		return calloc(1, sizeof(*nc));
 	name_caches__clear(nc);
 	return nc;
 }
 
-void name_pool__put(struct name_pool *pool, struct name_caches *nc)
+void name_pool__put(struct d2b_idle_pool *pool, struct name_caches *nc)
 {
-	pthread_mutex_lock(&pool->lock);
-	nc->next = pool->idle;
-	pool->idle = nc;
-	pthread_mutex_unlock(&pool->lock);
+	d2b_idle_pool__put(pool, nc);
 }

@@ -32,6 +32,7 @@
 #include "btf_dedup.h"
 #include "btf_encoder_single.h"
 #include "btf_raw.h"
+#include "d2b_util.h"
 #include "packed_structs.h"
 #include "tuning.h"
 
@@ -39,7 +40,6 @@ struct btf_base;
 struct d2b_conf;
 struct cu;
 struct cu_btf;
-struct cu_btf_pool;
 struct cu_var;
 struct elf_function;
 
@@ -113,9 +113,9 @@ struct addr_cache {
 
 /* a BTF's names' string offsets: by .debug_str address, and by content */
 struct name_caches {
+	struct d2b_idle link; /* in the batches' pool, idle (name_pool__take) */
 	struct addr_cache strs; /* BTF string offset of a name in .debug_str */
 	struct addr_cache short_strs; /* the same, for names of 1-7 bytes, by content */
-	struct name_caches *next; /* in a struct name_pool */
 };
 
 /* a struct cu_btf's records: the types, their decl tags, the VARs (with theirs) */
@@ -145,7 +145,7 @@ struct name_chunk;
  */
 struct batch_fill {
 	const char *lo, *hi; /* .debug_str, for the names' caches */
-	struct name_pool *pool; /* the encoder's, for the caches */
+	struct d2b_idle_pool *pool; /* the encoder's name caches (name_pool__take) */
 	struct batch_cu *cus;
 	uint32_t nr_cus, cap_cus;
 	const char **ext; /* in the order the functions were saved */
@@ -218,8 +218,8 @@ struct btf_encoder {
 	uint32_t nr_fills, cap_fills;
 	uint32_t nr_types_encoded; /* over all batches, less their copies */
 	const char *str_lo, *str_hi; /* .debug_str, for the caches; or NULL */
-	struct cu_btf_pool *cu_btf_pool; /* the workers' builders (its own lock) */
-	struct name_pool *name_pool; /* the batches' threads' caches (its own lock) */
+	struct d2b_idle_pool *cu_btf_pool; /* the workers' builders (its own lock) */
+	struct d2b_idle_pool *name_pool; /* the batches' threads' caches (its own lock) */
 	struct name_caches names; /* the writer's, for its own BTF (enc__str) */
 	struct planner plan; /* collector */
 	struct writer w;
@@ -268,13 +268,11 @@ int enc__str(struct btf_encoder *enc, const char *s);
 void name_caches__clear(struct name_caches *nc);
 /* ... and their memory given back */
 void name_caches__free(struct name_caches *nc);
-/* caches for the batches' threads, taken cleared and put back (a lock of its own) */
-struct name_pool;
-int name_pool__new(struct name_pool **pool);
-void name_pool__free(struct name_pool *pool);
+/* caches for the batches' threads in a pool (d2b_idle_pool__new), taken cleared and put back */
+void name_pool__free(struct d2b_idle_pool *pool);
 /* NULL: no memory */
-struct name_caches *name_pool__take(struct name_pool *pool);
-void name_pool__put(struct name_pool *pool, struct name_caches *nc);
+struct name_caches *name_pool__take(struct d2b_idle_pool *pool);
+void name_pool__put(struct d2b_idle_pool *pool, struct name_caches *nc);
 
 /*
  * The writer's adds: the name interned first (enc__str, as libbpf interned it
@@ -288,8 +286,8 @@ void name_pool__put(struct name_pool *pool, struct name_caches *nc);
 
 /* ---- btf_encoder_cu.c: a CU's records ---------------------------------- */
 
-int cu_btf_pool__new(struct cu_btf_pool **pool);
-void cu_btf_pool__free(struct cu_btf_pool *pool);
+/* the builders' pool (d2b_idle_pool__new) gone, with its builders */
+void cu_btf_pool__free(struct d2b_idle_pool *pool);
 /* part @part of @f appended to to->raw, named into it and placed by @pl */
 int cu_btf__append(const struct name_sink *to, const struct cu_btf *f, enum cu_btf_part part,
 		   const struct cu_btf_place *pl);

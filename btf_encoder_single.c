@@ -106,12 +106,13 @@ struct btf_encoder *btf_encoder__new(const struct d2b_conf *conf, struct elf_sym
 		enc->batches =
 			btf_batches__new(btf_batches__max_running(conf->nr_jobs, conf->nr_cpus));
 	enc->secs = calloc(elf_symtab__nr_sections(es) + 1, sizeof(*enc->secs));
-	if ((!enc->raw && !enc->batches) || !enc->secs || cu_btf_pool__new(&enc->cu_btf_pool)) {
+	if ((!enc->raw && !enc->batches) || !enc->secs ||
+	    !(enc->cu_btf_pool = d2b_idle_pool__new())) {
 		*err = -ENOMEM;
 		btf_encoder__free(enc);
 		return NULL;
 	}
-	if (enc->batches && name_pool__new(&enc->name_pool)) {
+	if (enc->batches && !(enc->name_pool = d2b_idle_pool__new())) {
 		*err = -ENOMEM;
 		btf_encoder__free(enc);
 		return NULL;

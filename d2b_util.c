@@ -90,3 +90,44 @@ void d2b_thread_nicer(int delta)
 	nice = nice + delta > 19 ? 19 : nice + delta;
 	(void)setpriority(PRIO_PROCESS, tid, nice);
 }
+
+struct d2b_idle_pool *d2b_idle_pool__new(void)
+{
+	struct d2b_idle_pool *p = calloc(1, sizeof(*p));
+
+	if (p && pthread_mutex_init(&p->lock, NULL)) {
+		free(p);
+		p = NULL;
+	}
+	return p;
+}
+
+void d2b_idle_pool__free(struct d2b_idle_pool *p)
+{
+	if (!p)
+		return;
+	pthread_mutex_destroy(&p->lock);
+	free(p);
+}
+
+void *d2b_idle_pool__take(struct d2b_idle_pool *p)
+{
+	struct d2b_idle *o;
+
+	pthread_mutex_lock(&p->lock);
+	o = p->top;
+	if (o)
+		p->top = o->next;
+	pthread_mutex_unlock(&p->lock);
+	return o;
+}
+
+void d2b_idle_pool__put(struct d2b_idle_pool *p, void *obj)
+{
+	struct d2b_idle *o = obj;
+
+	pthread_mutex_lock(&p->lock);
+	o->next = p->top;
+	p->top = o;
+	pthread_mutex_unlock(&p->lock);
+}

@@ -8,6 +8,7 @@
 #define D2B_UTIL_H
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -86,6 +87,27 @@ void *d2b_map(size_t n, size_t *sz);
  * effort: a failure only changes the timing, so it is ignored.
  */
 void d2b_thread_nicer(int delta);
+
+/*
+ * Objects kept for reuse by any thread, a stack under its own lock; each
+ * object starts with its link (struct d2b_idle as its first member).
+ */
+struct d2b_idle {
+	struct d2b_idle *next;
+};
+
+struct d2b_idle_pool {
+	pthread_mutex_t lock;
+	struct d2b_idle *top; /* lock */
+};
+
+/* an empty pool, or NULL: no memory */
+struct d2b_idle_pool *d2b_idle_pool__new(void);
+/* @p gone (NULL allowed); the objects still in it are the caller's to take and free first */
+void d2b_idle_pool__free(struct d2b_idle_pool *p);
+/* an idle object, or NULL if none */
+void *d2b_idle_pool__take(struct d2b_idle_pool *p);
+void d2b_idle_pool__put(struct d2b_idle_pool *p, void *obj);
 
 /*
  * A hash of the string @s, 32 bits; *@len: its length. Eight bytes at a
