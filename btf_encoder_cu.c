@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * btf_encoder_cu - a CU's BTF, built on the loader worker that loaded it
- * (btf_encoder__prepare_cu) and appended by the writer, in CU order
- * (cu_btf__append).
+ * (btf_encoder__prepare_cu) and appended in CU order (cu_btf__append) by
+ * its batch's thread (btf_encoder_batch.c), or by the writer for one BTF.
  *
  * The records need to know neither the CU's place in the stream nor the
  * string section, so any number of workers build them at once: a CU's
@@ -11,17 +11,18 @@
  *  - Ids: the CU's type i has id i (its types[] index; void 0), the array
  *    index type is CU_BTF_INDEX_TYPE, and the records after the types (the
  *    type decl tags, then the VARs with their decl tags) follow from
- *    cu->nr_types on. The writer maps them as the collector's plan says: i
+ *    cu->nr_types on. The append maps them as the collector's plan says: i
  *    to first_new + i - 1, the array index type to the plan's, a later
  *    record one further on where the plan puts "int" between the types and
  *    the decl tags.
  *  - Names: a record's name (member, value, parameter name) is the number,
  *    from 1 on, of its place in the order the records name them (no name,
- *    or "", is 0); names[k - 1] is the DWARF string (valid while the CU is).
- *    The writer appends the records one by one and interns each name as it
- *    meets it (enc__str), which is the order in which the writer built and
- *    named the records itself: the string section is the same, and so is
- *    every byte.
+ *    or "", is 0); names[k - 1] is the name: in .debug_str, which stays
+ *    put while the encoder runs, or a copy in the struct cu_btf (cu_btf_of).
+ *    The append adds the records one by one and interns each name as it
+ *    meets it (names__intern), which is the order in which the writer
+ *    built and named the records itself: the string section is the same,
+ *    and so is every byte.
  * The checks the writer made on the way are made here, with the same
  * messages: a CU that fails them fails to load (the first such unit is
  * reported, encode_pipeline.c), and so does one whose function has more
@@ -29,8 +30,8 @@
  * them.
  *
  * A builder (its btf_raw and arrays, grown for the largest CU so far) is
- * taken from the encoder's pool for each CU and put back: as many builders
- * as workers build at once.
+ * taken from the encoder's pool (a d2b_idle_pool, its own lock) for each
+ * CU and put back: as many builders as workers build at once.
  */
 #include <dwarf.h>
 #include <errno.h>
