@@ -24,6 +24,22 @@ struct btf_type;
 #define UNPROCESSED UINT32_MAX
 #define IN_PROGRESS (UINT32_MAX - 1)
 
+/*
+ * The base's types by group (dedup_compare__group), each group filed in
+ * the candidate table only when a type of the group looks for candidates:
+ * a small module looks at few of a vmlinux's groups. head[group & mask]
+ * and next[id] chain a bucket's ids in id order, group[id] is each one's
+ * group, and a bit in filed, by id, says it is filed (and so is the rest
+ * of its group). unfiled: the base's VAR and DATASEC ids, in order, which
+ * libbpf does not file (an entry's place in libbpf's order counts the
+ * others).
+ */
+struct dedup_base {
+	uint32_t *head, *next, *group, *unfiled;
+	uint8_t *filed;
+	uint32_t mask, nr_unfiled;
+};
+
 struct dedup {
 	struct btf_type **types; /* by id; the base's are only read */
 	uint8_t *kinds; /* by id: each type's kind, read without its record */
@@ -33,6 +49,7 @@ struct dedup {
 	bool hypot_adjust_canon;
 	bool v170;
 	struct cand_table table;
+	struct dedup_base base;
 };
 
 static inline bool is_mapped(const struct dedup *d, uint32_t id)

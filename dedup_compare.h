@@ -39,5 +39,15 @@ bool dedup_compare__equal_struct_phase(const struct btf_type *t, const struct bt
 bool dedup_compare__equiv_prim(const struct btf_type *a, const struct btf_type *b);
 /* the hash a base type is filed under (1.7.0 too files typedefs so) */
 int dedup_compare__hash_base(const struct btf_type *t, uint64_t *h);
+/*
+ * @t's group: two types that a comparison above finds alike (equal,
+ * compatible, or alike in the struct phase) are of one group. Named: of
+ * the same name and kind (ENUM64 as ENUM); unnamed, of the same info and
+ * size, and an array of the same element and length, a prototype of the
+ * same first parameter, a struct or union of the same first member's name
+ * and offset; enums and typedefs by name and kind alone, as compat_enum
+ * and a typedef's struct-phase check look no further.
+ */
+uint32_t dedup_compare__group(const struct btf_type *t);
 
 #endif /* DEDUP_COMPARE_H */
