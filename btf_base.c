@@ -13,8 +13,9 @@
  * base is checked by btf_check, which gives each type's record offset;
  * its types are read in the file's mapping (in a copy only where they are
  * of the other byte order, or misaligned), and its strings are indexed
- * here, once (an open-addressing table of offsets), for btf_raw's
- * look-ups.
+ * here, once (an open-addressing table of offsets, each slot's spare bits
+ * holding some of the string's hash, so that a probe reads a string only
+ * where it likely matches), for btf_raw's look-ups.
  *
  * --exact in 1.30 mode keeps libbpf's own path: the split BTF built by
  * libbpf on its own copy of the base (btf_base__btf, made when asked) and
@@ -27,6 +28,7 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -43,8 +45,12 @@ struct btf_base {
 	const uint32_t *offs; /* [id]: type id's record offset in .types, 0 < id < type_cnt */
 	const char *strs; /* its string section */
 	uint32_t str_len, type_cnt;
-	uint32_t *slots; /* string offset + 1 by hash; 0: free */
-	uint32_t mask;
+	/*
+	 * by hash: 0 free, or a string's offset + 1 in the bits of off_mask
+	 * and its hash in the others (where the section is under 16 MiB)
+	 */
+	uint32_t *slots;
+	uint32_t mask, off_mask;
 	int ptr_size; /* for libbpf: 4 or 8, or 0 (libbpf guesses) */
 	struct btf *btf; /* libbpf's copy, once asked for; or NULL */
 	void *types_copy; /* .types where it is a copy; or NULL */
@@ -54,30 +60,93 @@ struct btf_base {
 	void *buf;
 };
 
+/* the slot of the string at @off, of hash @h */
+static uint32_t slot_of(const struct btf_base *b, uint32_t off, uint32_t h)
+{
+	return (off + 1) | (h & ~b->off_mask);
+}
+
+/* whether @slot holds the string @s, of hash @h */
+static bool slot_holds(const struct btf_base *b, uint32_t slot, const char *s, uint32_t h)
+{
+	return !((slot ^ h) & ~b->off_mask) && !strcmp(b->strs + (slot & b->off_mask) - 1, s);
+}
+
+/* b->slots, at most half full, in @slots slots (a power of two): 0 or -ENOMEM */
+static int slots_resize(struct btf_base *b, uint32_t slots)
+{
+	uint32_t *old = b->slots, old_n = old ? b->mask + 1 : 0, i, j, len, h;
+
+	b->slots = calloc(slots, sizeof(*b->slots));
+	if (!b->slots) {
+		b->slots = old;
+		return -ENOMEM;
+	}
+	b->mask = slots - 1;
+	for (i = 0; i < old_n; i++) {
+		if (!old[i])
+			continue;
+		h = d2b_str_hash(b->strs + (old[i] & b->off_mask) - 1, &len);
+		for (j = h & b->mask; b->slots[j]; j = (j + 1) & b->mask)
+			;
+		b->slots[j] = old[i];
+	}
+	free(old);
+	return 0;
+}
+
+/* a string ahead of the one being filed: its offset, length and hash */
+struct str_ahead {
+	uint32_t off, len, h;
+};
+
+#define STRS_AHEAD 8 /* strings hashed ahead, their slots fetched meanwhile */
+
+/* the string at @off hashed into @a, its first slot prefetched: the offset after it */
+static uint32_t str_ahead(const struct btf_base *b, uint32_t off, struct str_ahead *a)
+{
+	const char *s = b->strs + off;
+
+	a->off = off;
+	a->len = (uint32_t)((const char *)memchr(s, 0, b->str_len - off) - s);
+	a->h = d2b_mem_hash(s, a->len);
+	__builtin_prefetch(&b->slots[a->h & b->mask]);
+	return off + a->len + 1;
+}
+
+/*
+ * Each string's first offset, by hash. Sized for as many strings as types
+ * (a vmlinux has about as many), and doubled where there are more. The
+ * slots are read at random, so each string's is fetched while the strings
+ * before it are filed.
+ */
 static int strs_index(struct btf_base *b)
 {
-	uint32_t nr = 0, slots = 1024, off, i, len;
-	const char *p = b->strs, *end = b->strs + b->str_len;
+	uint32_t nr = 0, slots = 1024, next = 0, n = 0, k, i;
+	struct str_ahead ahead[STRS_AHEAD];
 
-	/* half full at most: the strings counted first (one NUL each) */
-	while (p < end && (p = memchr(p, 0, (size_t)(end - p)))) {
-		nr++;
-		p++;
-	}
-	while (slots < 2ull * nr)
+	b->off_mask = b->str_len < 0xffffff ? 0xffffff : 0xffffffff;
+	while (slots < 2ull * b->type_cnt)
 		slots *= 2;
-	b->slots = calloc(slots, sizeof(*b->slots));
-	if (!b->slots)
+	if (slots_resize(b, slots))
 		return -ENOMEM;
-	b->mask = slots - 1;
-	for (off = 0; off < b->str_len; off += len + 1) {
-		uint32_t h = d2b_str_hash(b->strs + off, &len);
+	/* (the section ends with a NUL: btf_check; ahead[k % STRS_AHEAD]: string k) */
+	for (; n < STRS_AHEAD && next < b->str_len; n++)
+		next = str_ahead(b, next, &ahead[n]);
+	for (k = 0; k < n; k++) {
+		struct str_ahead a = ahead[k % STRS_AHEAD];
+		const char *s = b->strs + a.off;
 
-		for (i = h & b->mask; b->slots[i]; i = (i + 1) & b->mask)
-			if (!strcmp(b->strs + b->slots[i] - 1, b->strs + off))
+		if (next < b->str_len)
+			next = str_ahead(b, next, &ahead[n++ % STRS_AHEAD]);
+		for (i = a.h & b->mask; b->slots[i]; i = (i + 1) & b->mask)
+			if (slot_holds(b, b->slots[i], s, a.h))
 				break;
-		if (!b->slots[i]) /* (else a later copy: the first stays) */
-			b->slots[i] = off + 1;
+		if (b->slots[i]) /* a later copy: the first stays */
+			continue;
+		b->slots[i] = slot_of(b, a.off, a.h);
+		if (++nr * 2ull > b->mask + 1ull && slots_resize(b, (b->mask + 1) * 2))
+			return -ENOMEM;
 	}
 	return 0;
 }
@@ -270,13 +339,14 @@ struct btf *btf_base__btf(struct btf_base *b, int *err)
 
 int btf_base__find_str(const struct btf_base *b, const char *s)
 {
-	uint32_t len, i;
+	uint32_t len, i, h;
 
 	if (!*s)
 		return 0;
-	for (i = d2b_str_hash(s, &len) & b->mask; b->slots[i]; i = (i + 1) & b->mask)
-		if (!strcmp(b->strs + b->slots[i] - 1, s))
-			return (int)(b->slots[i] - 1);
+	h = d2b_str_hash(s, &len);
+	for (i = h & b->mask; b->slots[i]; i = (i + 1) & b->mask)
+		if (slot_holds(b, b->slots[i], s, h))
+			return (int)((b->slots[i] & b->off_mask) - 1);
 	return -ENOENT;
 }
 

@@ -133,16 +133,17 @@ static int check_ref(struct check *c, uint32_t id, uint32_t ref, const char *wha
 	return 0;
 }
 
-/* a reference a struct's check walks (btf_dedup.c's is_equiv): to a type of data */
-static int check_type_ref(struct check *c, uint32_t id, uint32_t ref, const char *what)
-{
-	int err = check_ref(c, id, ref, what), kind;
+/* the kinds no reference to a type of data may name (c->kind[0], void's, is 0) */
+#define NOT_DATA_KINDS (1u << BTF_KIND_VAR | 1u << BTF_KIND_DATASEC | 1u << BTF_KIND_DECL_TAG)
 
-	if (err || !ref)
-		return err;
-	kind = c->kind[ref];
-	if (kind == BTF_KIND_VAR || kind == BTF_KIND_DATASEC || kind == BTF_KIND_DECL_TAG)
-		return fail(c, id, "%s refers to type %u, a %s", what, ref, kind_name(kind));
+/* a reference a struct's check walks (btf_dedup.c's is_equiv): to a type of data */
+static inline int check_type_ref(struct check *c, uint32_t id, uint32_t ref, const char *what)
+{
+	if (ref > c->nr)
+		return check_ref(c, id, ref, what);
+	if (NOT_DATA_KINDS >> c->kind[ref] & 1)
+		return fail(c, id, "%s refers to type %u, a %s", what, ref,
+			    kind_name(c->kind[ref]));
 	return 0;
 }
 
@@ -281,24 +282,20 @@ static int check_type(struct check *c, uint32_t id)
 	}
 }
 
+/* the kinds whose records a walk follows to the type they refer to */
+#define CHAIN_KINDS                                                                 \
+	(1u << BTF_KIND_PTR | 1u << BTF_KIND_TYPEDEF | 1u << BTF_KIND_VOLATILE |    \
+	 1u << BTF_KIND_CONST | 1u << BTF_KIND_RESTRICT | 1u << BTF_KIND_TYPE_TAG | \
+	 1u << BTF_KIND_ARRAY)
+
 /* the target of a reference type that a walk follows, or 0 */
 static uint32_t chain_next(const struct check *c, uint32_t id)
 {
 	const uint8_t *t = c->types + c->off[id];
 
-	switch ((get32(c, t + 4) >> 24) & 0x1f) {
-	case BTF_KIND_PTR:
-	case BTF_KIND_TYPEDEF:
-	case BTF_KIND_VOLATILE:
-	case BTF_KIND_CONST:
-	case BTF_KIND_RESTRICT:
-	case BTF_KIND_TYPE_TAG:
-		return get32(c, t + 8);
-	case BTF_KIND_ARRAY:
-		return get32(c, t + 12);
-	default:
+	if (!(CHAIN_KINDS >> c->kind[id] & 1))
 		return 0;
-	}
+	return get32(c, c->kind[id] == BTF_KIND_ARRAY ? t + 12 : t + 8);
 }
 
 /* no loop among reference types: each chain walked once (state 2: ends) */
@@ -310,6 +307,8 @@ static int check_loops(struct check *c)
 	if (!state)
 		return -ENOMEM;
 	for (id = 1; id <= c->nr; id++) {
+		if (!(CHAIN_KINDS >> c->kind[id] & 1)) /* (a chain's end, where one is) */
+			continue;
 		for (cur = id; cur && !state[cur]; cur = chain_next(c, cur))
 			state[cur] = 1;
 		if (cur && state[cur] == 1) {
@@ -374,6 +373,7 @@ int btf_check__raw(const void *data, size_t size, uint32_t **offs, uint32_t *nr,
 		free(c.kind);
 		return -ENOMEM;
 	}
+	c.kind[0] = BTF_KIND_UNKN;
 	for (pos = 0; pos < type_len;) {
 		uint32_t info, kind;
 		int64_t extra;

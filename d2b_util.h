@@ -110,16 +110,16 @@ void *d2b_idle_pool__take(struct d2b_idle_pool *p);
 void d2b_idle_pool__put(struct d2b_idle_pool *p, void *obj);
 
 /*
- * A hash of the string @s, 32 bits; *@len: its length. Eight bytes at a
- * time (after strlen's vector scan), each word mixed in with a multiply,
- * the last one or two words overlapping rather than read past the end; the
- * value depends on the host's byte order, so it only indexes tables in
- * memory (btf_base, btf_raw), never anything written out.
+ * A hash of the @n bytes at @s, 32 bits. Eight bytes at a time, each word
+ * mixed in with a multiply, the last one or two words overlapping rather
+ * than read past the end; the value depends on the host's byte order, so
+ * it only indexes tables in memory (btf_base, btf_raw), never anything
+ * written out.
  */
-static inline uint32_t d2b_str_hash(const char *s, uint32_t *len)
+static inline uint32_t d2b_mem_hash(const char *s, size_t n)
 {
-	size_t n = strlen(s), i;
 	uint64_t h = n * 0x9e3779b97f4a7c15ull, w;
+	size_t i;
 
 	for (i = 0; i + 8 <= n; i += 8) {
 		memcpy(&w, s + i, 8);
@@ -137,8 +137,16 @@ static inline uint32_t d2b_str_hash(const char *s, uint32_t *len)
 	}
 	h ^= h >> 29;
 	h *= 0xbf58476d1ce4e5b9ull;
-	*len = (uint32_t)n;
 	return (uint32_t)(h ^ (h >> 32));
+}
+
+/* d2b_mem_hash of the string @s (after strlen's vector scan); *@len: its length */
+static inline uint32_t d2b_str_hash(const char *s, uint32_t *len)
+{
+	size_t n = strlen(s);
+
+	*len = (uint32_t)n;
+	return d2b_mem_hash(s, n);
 }
 
 /*

@@ -204,6 +204,18 @@ bool dedup__members_may_be_equiv(const struct dedup *d, const struct btf_type *t
 	return true;
 }
 
+/*
+ * dedup__is_equiv(@d, @cand_id, @canon_id) where the walk has paired
+ * @canon_id with @cand_id already (most of a walk's pairs): 1, as it would
+ * return, without the call
+ */
+static int is_equiv_next(struct dedup *d, uint32_t cand_id, uint32_t canon_id)
+{
+	if (d->kinds[canon_id] != BTF_KIND_FWD && d->hypot_map[canon_id] == cand_id)
+		return 1;
+	return dedup__is_equiv(d, cand_id, canon_id);
+}
+
 static int is_equiv_members(struct dedup *d, const struct btf_type *cand,
 			    const struct btf_type *canon)
 {
@@ -214,7 +226,7 @@ static int is_equiv_members(struct dedup *d, const struct btf_type *cand,
 	if (!dedup_compare__shallow_equal_struct(cand, canon))
 		return 0;
 	for (i = 0; i < btf_vlen(cand); i++) {
-		eq = dedup__is_equiv(d, x[i].type, y[i].type);
+		eq = is_equiv_next(d, x[i].type, y[i].type);
 		if (eq <= 0)
 			return eq;
 	}
@@ -230,9 +242,9 @@ static int is_equiv_params(struct dedup *d, const struct btf_type *cand,
 
 	if (!dedup_compare__compat_fnproto(cand, canon))
 		return 0;
-	eq = dedup__is_equiv(d, cand->type, canon->type);
+	eq = is_equiv_next(d, cand->type, canon->type);
 	for (i = 0; eq > 0 && i < btf_vlen(cand); i++)
-		eq = dedup__is_equiv(d, x[i].type, y[i].type);
+		eq = is_equiv_next(d, x[i].type, y[i].type);
 	return eq;
 }
 
@@ -296,14 +308,14 @@ int dedup__is_equiv(struct dedup *d, uint32_t cand_id, uint32_t canon_id)
 	case BTF_KIND_TYPE_TAG:
 		if (cand->info != canon->info)
 			return 0;
-		return dedup__is_equiv(d, cand->type, canon->type);
+		return is_equiv_next(d, cand->type, canon->type);
 	case BTF_KIND_ARRAY:
 		if (!dedup_compare__compat_array(cand, canon))
 			return 0;
-		eq = dedup__is_equiv(d, btf_array(cand)->index_type, btf_array(canon)->index_type);
+		eq = is_equiv_next(d, btf_array(cand)->index_type, btf_array(canon)->index_type);
 		if (eq <= 0)
 			return eq;
-		return dedup__is_equiv(d, btf_array(cand)->type, btf_array(canon)->type);
+		return is_equiv_next(d, btf_array(cand)->type, btf_array(canon)->type);
 	case BTF_KIND_STRUCT:
 	case BTF_KIND_UNION:
 		return is_equiv_members(d, cand, canon);
