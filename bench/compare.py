@@ -152,7 +152,7 @@ def main():
             # the peak moves by several MiB between runs of one build:
             # the first and third quartiles show how much
             q = statistics.quantiles([r[3] for r in res[(k, j)]], n=4) if a.runs > 1 else [m[3]] * 3
-            print("| %s | %s | %.2f | %.2f | %.2f | %.1f | %.1f–%.1f | %d |"
+            print("| %s | %s | %.3f | %.3f | %.3f | %.1f | %.1f–%.1f | %d |"
                   % (label, j, *m[:4], q[0], q[2], m[4]))
     if not a.phases:
         return
