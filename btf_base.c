@@ -72,82 +72,80 @@ static bool slot_holds(const struct btf_base *b, uint32_t slot, const char *s, u
 	return !((slot ^ h) & ~b->off_mask) && !strcmp(b->strs + (slot & b->off_mask) - 1, s);
 }
 
-/* b->slots, at most half full, in @slots slots (a power of two): 0 or -ENOMEM */
-static int slots_resize(struct btf_base *b, uint32_t slots)
-{
-	uint32_t *old = b->slots, old_n = old ? b->mask + 1 : 0, i, j, len, h;
-
-	b->slots = calloc(slots, sizeof(*b->slots));
-	if (!b->slots) {
-		b->slots = old;
-		return -ENOMEM;
-	}
-	b->mask = slots - 1;
-	for (i = 0; i < old_n; i++) {
-		if (!old[i])
-			continue;
-		h = d2b_str_hash(b->strs + (old[i] & b->off_mask) - 1, &len);
-		for (j = h & b->mask; b->slots[j]; j = (j + 1) & b->mask)
-			;
-		b->slots[j] = old[i];
-	}
-	free(old);
-	return 0;
-}
-
-/* a string ahead of the one being filed: its offset, length and hash */
+/* a string found, filed once the slots of the STRS_AHEAD after it are fetched */
 struct str_ahead {
-	uint32_t off, len, h;
+	uint32_t off, h;
 };
 
-#define STRS_AHEAD 8 /* strings hashed ahead, their slots fetched meanwhile */
+#define STRS_AHEAD 8
 
-/* the string at @off hashed into @a, its first slot prefetched: the offset after it */
-static uint32_t str_ahead(const struct btf_base *b, uint32_t off, struct str_ahead *a)
+/* the string at @off, of hash @h, in the first free slot from its own */
+static void str_file(struct btf_base *b, struct str_ahead a)
 {
-	const char *s = b->strs + off;
+	uint32_t i;
 
-	a->off = off;
-	a->len = (uint32_t)((const char *)memchr(s, 0, b->str_len - off) - s);
-	a->h = d2b_mem_hash(s, a->len);
-	__builtin_prefetch(&b->slots[a->h & b->mask]);
-	return off + a->len + 1;
+	for (i = a.h & b->mask; b->slots[i]; i = (i + 1) & b->mask)
+		;
+	b->slots[i] = slot_of(b, a.off, a.h);
 }
 
 /*
- * Each string's first offset, by hash. Sized for as many strings as types
- * (a vmlinux has about as many), and doubled where there are more. The
- * slots are read at random, so each string's is fetched while the strings
- * before it are filed.
+ * The string at @off, @len bytes, found: hashed, its first slot fetched,
+ * and the one found STRS_AHEAD before it filed. -EAGAIN where the slots
+ * would be over half full.
+ */
+static int str_found(struct btf_base *b, struct str_ahead *ahead, uint32_t *n, uint32_t off,
+		     uint32_t len)
+{
+	struct str_ahead *a = &ahead[*n % STRS_AHEAD];
+
+	if (!len) /* ("" is 0, found without the index) */
+		return 0;
+	if (*n >= STRS_AHEAD)
+		str_file(b, *a);
+	a->off = off;
+	a->h = d2b_mem_hash(b->strs + off, len);
+	__builtin_prefetch(&b->slots[a->h & b->mask]);
+	return ++*n * 2ull > b->mask + 1ull ? -EAGAIN : 0;
+}
+
+/*
+ * Every string of the section in the slots, by hash: each in the first free
+ * slot from its own, filed in the section's order, so that of two copies of
+ * a string a look-up meets the first first, as libbpf's index keeps it.
+ * Each string is hashed where it is found and filed STRS_AHEAD strings
+ * later (the slots are read at random, each fetched meanwhile). Sized for
+ * as many strings as types (a vmlinux has about as many), and doubled, from
+ * the start, where there are more.
  */
 static int strs_index(struct btf_base *b)
 {
-	uint32_t nr = 0, slots = 1024, next = 0, n = 0, k, i;
 	struct str_ahead ahead[STRS_AHEAD];
+	uint32_t slots = 1024, n, off, len, k;
+	int err;
 
 	b->off_mask = b->str_len < 0xffffff ? 0xffffff : 0xffffffff;
 	while (slots < 2ull * b->type_cnt)
 		slots *= 2;
-	if (slots_resize(b, slots))
+again:
+	free(b->slots);
+	b->slots = calloc(slots, sizeof(*b->slots));
+	if (!b->slots)
 		return -ENOMEM;
-	/* (the section ends with a NUL: btf_check; ahead[k % STRS_AHEAD]: string k) */
-	for (; n < STRS_AHEAD && next < b->str_len; n++)
-		next = str_ahead(b, next, &ahead[n]);
-	for (k = 0; k < n; k++) {
-		struct str_ahead a = ahead[k % STRS_AHEAD];
-		const char *s = b->strs + a.off;
-
-		if (next < b->str_len)
-			next = str_ahead(b, next, &ahead[n++ % STRS_AHEAD]);
-		for (i = a.h & b->mask; b->slots[i]; i = (i + 1) & b->mask)
-			if (slot_holds(b, b->slots[i], s, a.h))
-				break;
-		if (b->slots[i]) /* a later copy: the first stays */
-			continue;
-		b->slots[i] = slot_of(b, a.off, a.h);
-		if (++nr * 2ull > b->mask + 1ull && slots_resize(b, (b->mask + 1) * 2))
-			return -ENOMEM;
+	b->mask = slots - 1;
+	/* (the section ends with a NUL: btf_check) */
+	for (n = off = 0, err = 0; !err && off < b->str_len; off += len + 1) {
+		len = (uint32_t)strlen(b->strs + off);
+		err = str_found(b, ahead, &n, off, len);
 	}
+	if (err) {
+		if (slots > UINT32_MAX / 2)
+			return -ENOMEM;
+		slots *= 2;
+		goto again;
+	}
+	for (k = n > STRS_AHEAD ? n - STRS_AHEAD : 0; k < n; k++)
+		str_file(b, ahead[k % STRS_AHEAD]);
 	return 0;
 }
 

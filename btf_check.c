@@ -57,12 +57,16 @@ struct check {
 	size_t why_size;
 };
 
-static uint32_t get32(const struct check *c, const void *p)
+/*
+ * A word of the BTF. The type checks take @swap as an argument, not from
+ * struct check, so that each is compiled for either byte order.
+ */
+static inline uint32_t get32(bool swap, const void *p)
 {
 	uint32_t v;
 
 	memcpy(&v, p, 4);
-	return c->swap ? __builtin_bswap32(v) : v;
+	return swap ? __builtin_bswap32(v) : v;
 }
 
 static int fail(struct check *c, uint32_t id, const char *fmt, ...)
@@ -83,24 +87,21 @@ static int fail(struct check *c, uint32_t id, const char *fmt, ...)
 /* the bytes a record of @kind with @vlen entries takes after its 12 */
 static int64_t extra_size(int kind, uint32_t vlen)
 {
-	switch (kind) {
-	case BTF_KIND_INT:
-	case BTF_KIND_VAR:
-	case BTF_KIND_DECL_TAG:
-		return 4;
-	case BTF_KIND_ARRAY:
-		return 12;
-	case BTF_KIND_STRUCT:
-	case BTF_KIND_UNION:
-	case BTF_KIND_DATASEC:
-	case BTF_KIND_ENUM64:
-		return (int64_t)vlen * 12;
-	case BTF_KIND_ENUM:
-	case BTF_KIND_FUNC_PROTO:
-		return (int64_t)vlen * 8;
-	default:
+	/* by kind, up to ENUM64: the bytes after the 12, and those of each entry */
+	static const uint8_t fixed[BTF_KIND_ENUM64 + 1] = {
+		[BTF_KIND_INT] = 4,
+		[BTF_KIND_VAR] = 4,
+		[BTF_KIND_DECL_TAG] = 4,
+		[BTF_KIND_ARRAY] = 12,
+	};
+	static const uint8_t entry[BTF_KIND_ENUM64 + 1] = {
+		[BTF_KIND_STRUCT] = 12, [BTF_KIND_UNION] = 12, [BTF_KIND_DATASEC] = 12,
+		[BTF_KIND_ENUM64] = 12, [BTF_KIND_ENUM] = 8,   [BTF_KIND_FUNC_PROTO] = 8,
+	};
+
+	if (kind < 0 || kind > BTF_KIND_ENUM64)
 		return 0;
-	}
+	return fixed[kind] + (int64_t)vlen * entry[kind];
 }
 
 static const char *kind_name(int kind)
@@ -114,43 +115,68 @@ static const char *kind_name(int kind)
 	return kind >= 0 && kind <= BTF_KIND_ENUM64 ? names[kind] : "?";
 }
 
-/* a name offset: inside the strings; @need: not the empty string */
-static int check_name(struct check *c, uint32_t id, uint32_t off, bool need, const char *what)
+/*
+ * Each check below passes inline and fails in a call of its own: the
+ * checks of a type are compiled into one loop per byte order, and what
+ * names a failure is only worked out when there is one.
+ */
+#define D2B_INLINE inline __attribute__((always_inline))
+#define D2B_COLD __attribute__((noinline, cold))
+
+static D2B_COLD int name_fail(struct check *c, uint32_t id, uint32_t off, const char *what)
 {
 	if (off >= c->strs_len)
 		return fail(c, id, "%s name offset %u past the strings (%u bytes)", what, off,
 			    c->strs_len);
-	if (need && !c->strs[off])
-		return fail(c, id, "%s has no name", what);
-	return 0;
+	return fail(c, id, "%s has no name", what);
 }
 
-static int check_ref(struct check *c, uint32_t id, uint32_t ref, const char *what)
+/* a name offset: inside the strings; @need: not the empty string */
+static D2B_INLINE int check_name(struct check *c, uint32_t id, uint32_t off, bool need,
+				 const char *what)
+{
+	if (off < c->strs_len && (!need || c->strs[off]))
+		return 0;
+	return name_fail(c, id, off, what);
+}
+
+/* type @id's own name, as check_name's, the failure named by its @kind */
+static D2B_INLINE int check_type_name(struct check *c, uint32_t id, uint32_t off, bool need,
+				      int kind)
+{
+	if (off < c->strs_len && (!need || c->strs[off]))
+		return 0;
+	return name_fail(c, id, off, kind_name(kind));
+}
+
+static D2B_COLD int ref_fail(struct check *c, uint32_t id, uint32_t ref, const char *what)
 {
 	if (ref > c->nr)
 		return fail(c, id, "%s refers to type %u, past the last type, %u", what, ref,
 			    c->nr);
-	return 0;
+	return fail(c, id, "%s refers to type %u, a %s", what, ref, kind_name(c->kind[ref]));
+}
+
+static D2B_INLINE int check_ref(struct check *c, uint32_t id, uint32_t ref, const char *what)
+{
+	return ref <= c->nr ? 0 : ref_fail(c, id, ref, what);
 }
 
 /* the kinds no reference to a type of data may name (c->kind[0], void's, is 0) */
 #define NOT_DATA_KINDS (1u << BTF_KIND_VAR | 1u << BTF_KIND_DATASEC | 1u << BTF_KIND_DECL_TAG)
 
 /* a reference a struct's check walks (btf_dedup.c's is_equiv): to a type of data */
-static inline int check_type_ref(struct check *c, uint32_t id, uint32_t ref, const char *what)
+static D2B_INLINE int check_type_ref(struct check *c, uint32_t id, uint32_t ref, const char *what)
 {
-	if (ref > c->nr)
-		return check_ref(c, id, ref, what);
-	if (NOT_DATA_KINDS >> c->kind[ref] & 1)
-		return fail(c, id, "%s refers to type %u, a %s", what, ref,
-			    kind_name(c->kind[ref]));
-	return 0;
+	if (ref <= c->nr && !(NOT_DATA_KINDS >> c->kind[ref] & 1))
+		return 0;
+	return ref_fail(c, id, ref, what);
 }
 
 /* INT @t, type @id: its size and its encoding word */
-static int check_int(struct check *c, uint32_t id, const uint8_t *t)
+static D2B_INLINE int check_int(struct check *c, uint32_t id, const uint8_t *t, bool swap)
 {
-	uint32_t info = get32(c, t + 4), sz = get32(c, t + 8), d = get32(c, t + 12);
+	uint32_t info = get32(swap, t + 4), sz = get32(swap, t + 8), d = get32(swap, t + 12);
 	uint32_t bits = d & 0xff, off = (d >> 16) & 0xff, enc = d >> 24;
 
 	if ((info & 0xffff) || info >> 31 || (d & 0xff00))
@@ -164,85 +190,83 @@ static int check_int(struct check *c, uint32_t id, const uint8_t *t)
 }
 
 /* the members of STRUCT or UNION @t, type @id: named, typed, inside it */
-static int check_members(struct check *c, uint32_t id, const uint8_t *t)
+static D2B_INLINE int check_members(struct check *c, uint32_t id, const uint8_t *t, bool swap)
 {
-	uint32_t info = get32(c, t + 4), sz = get32(c, t + 8), vlen = info & 0xffff, i;
-	const char *k = kind_name((int)((info >> 24) & 0x1f));
+	uint32_t info = get32(swap, t + 4), sz = get32(swap, t + 8), vlen = info & 0xffff, i;
 	bool kflag = info >> 31;
 	const uint8_t *v = t + 12;
 	int err;
 
 	for (i = 0; i < vlen; i++, v += 12) {
-		uint32_t off = get32(c, v + 8), bit = kflag ? off & 0xffffff : off;
+		uint32_t off = get32(swap, v + 8), bit = kflag ? off & 0xffffff : off;
 
-		if ((err = check_name(c, id, get32(c, v), false, "member")) ||
-		    (err = check_type_ref(c, id, get32(c, v + 4), "member")))
+		if ((err = check_name(c, id, get32(swap, v), false, "member")) ||
+		    (err = check_type_ref(c, id, get32(swap, v + 4), "member")))
 			return err;
 		if (bit > (uint64_t)sz * 8 || (kflag && (off >> 24) > 128))
-			return fail(c, id, "%s member %u at bit %u past its %u bytes", k, i, bit,
-				    sz);
+			return fail(c, id, "%s member %u at bit %u past its %u bytes",
+				    kind_name((int)((info >> 24) & 0x1f)), i, bit, sz);
 	}
 	return 0;
 }
 
-static int check_type(struct check *c, uint32_t id)
+static D2B_INLINE int check_type(struct check *c, uint32_t id, bool swap)
 {
 	const uint8_t *t = c->types + c->off[id];
-	uint32_t name = get32(c, t), info = get32(c, t + 4), sz = get32(c, t + 8);
+	uint32_t name = get32(swap, t), info = get32(swap, t + 4), sz = get32(swap, t + 8);
 	int kind = (int)((info >> 24) & 0x1f);
 	uint32_t vlen = info & 0xffff, i;
 	bool kflag = info >> 31;
 	const uint8_t *v = t + 12;
-	const char *k = kind_name(kind);
 	int err;
 
 	switch (kind) {
 	case BTF_KIND_INT:
-		err = check_int(c, id, t);
-		return err ? err : check_name(c, id, name, false, k);
+		err = check_int(c, id, t, swap);
+		return err ? err : check_type_name(c, id, name, false, kind);
 	case BTF_KIND_PTR:
 	case BTF_KIND_VOLATILE:
 	case BTF_KIND_CONST:
 	case BTF_KIND_RESTRICT:
 		if (vlen || kflag || name)
-			return fail(c, id, "%s with vlen, kflag or a name", k);
-		return check_type_ref(c, id, sz, k);
+			return fail(c, id, "%s with vlen, kflag or a name", kind_name(kind));
+		return check_type_ref(c, id, sz, kind_name(kind));
 	case BTF_KIND_TYPEDEF:
 	case BTF_KIND_TYPE_TAG: /* (kflag: an attribute, newer libbpf) */
 		if (vlen || (kflag && kind == BTF_KIND_TYPEDEF))
-			return fail(c, id, "%s with vlen or kflag", k);
-		err = check_name(c, id, name, true, k);
-		return err ? err : check_type_ref(c, id, sz, k);
+			return fail(c, id, "%s with vlen or kflag", kind_name(kind));
+		err = check_type_name(c, id, name, true, kind);
+		return err ? err : check_type_ref(c, id, sz, kind_name(kind));
 	case BTF_KIND_ARRAY:
 		if (vlen || kflag || name || sz)
 			return fail(c, id, "ARRAY with vlen, kflag, name or size");
-		err = check_type_ref(c, id, get32(c, v), "ARRAY element");
-		return err ? err : check_type_ref(c, id, get32(c, v + 4), "ARRAY index");
+		err = check_type_ref(c, id, get32(swap, v), "ARRAY element");
+		return err ? err : check_type_ref(c, id, get32(swap, v + 4), "ARRAY index");
 	case BTF_KIND_STRUCT:
 	case BTF_KIND_UNION:
-		err = check_name(c, id, name, false, k);
-		return err ? err : check_members(c, id, t);
+		err = check_type_name(c, id, name, false, kind);
+		return err ? err : check_members(c, id, t, swap);
 	case BTF_KIND_ENUM:
 	case BTF_KIND_ENUM64:
 		if (sz != 1 && sz != 2 && sz != 4 && sz != 8)
-			return fail(c, id, "%s of %u bytes", k, sz);
-		if ((err = check_name(c, id, name, false, k)))
+			return fail(c, id, "%s of %u bytes", kind_name(kind), sz);
+		if ((err = check_type_name(c, id, name, false, kind)))
 			return err;
 		for (i = 0; i < vlen; i++, v += kind == BTF_KIND_ENUM ? 8 : 12)
-			if ((err = check_name(c, id, get32(c, v), true, "enumerator")))
+			if ((err = check_name(c, id, get32(swap, v), true, "enumerator")))
 				return err;
 		return 0;
 	case BTF_KIND_FWD:
 		if (vlen)
 			return fail(c, id, "FWD with vlen");
-		return check_name(c, id, name, true, k);
+		return check_type_name(c, id, name, true, kind);
 	case BTF_KIND_FUNC:
 		if (vlen > BTF_FUNC_EXTERN || kflag)
 			return fail(c, id, "FUNC with linkage %u or kflag", vlen);
-		if ((err = check_name(c, id, name, true, k)) || (err = check_ref(c, id, sz, k)))
+		if ((err = check_type_name(c, id, name, true, kind)) ||
+		    (err = check_ref(c, id, sz, kind_name(kind))))
 			return err;
-		if (!sz ||
-		    ((get32(c, c->types + c->off[sz] + 4) >> 24) & 0x1f) != BTF_KIND_FUNC_PROTO)
+		if (!sz || c->kind[sz] != BTF_KIND_FUNC_PROTO)
 			return fail(c, id, "FUNC of type %u, no FUNC_PROTO", sz);
 		return 0;
 	case BTF_KIND_FUNC_PROTO:
@@ -251,32 +275,32 @@ static int check_type(struct check *c, uint32_t id)
 		if ((err = check_type_ref(c, id, sz, "FUNC_PROTO return")))
 			return err;
 		for (i = 0; i < vlen; i++, v += 8)
-			if ((err = check_name(c, id, get32(c, v), false, "parameter")) ||
-			    (err = check_type_ref(c, id, get32(c, v + 4), "parameter")))
+			if ((err = check_name(c, id, get32(swap, v), false, "parameter")) ||
+			    (err = check_type_ref(c, id, get32(swap, v + 4), "parameter")))
 				return err;
 		return 0;
 	case BTF_KIND_VAR:
-		if (vlen || kflag || get32(c, v) > BTF_VAR_GLOBAL_EXTERN)
-			return fail(c, id, "VAR with vlen, kflag or linkage %u", get32(c, v));
-		err = check_name(c, id, name, true, k);
-		return err ? err : check_ref(c, id, sz, k);
+		if (vlen || kflag || get32(swap, v) > BTF_VAR_GLOBAL_EXTERN)
+			return fail(c, id, "VAR with vlen, kflag or linkage %u", get32(swap, v));
+		err = check_type_name(c, id, name, true, kind);
+		return err ? err : check_ref(c, id, sz, kind_name(kind));
 	case BTF_KIND_DATASEC:
-		if (kflag || (err = check_name(c, id, name, true, k)))
+		if (kflag || (err = check_type_name(c, id, name, true, kind)))
 			return kflag ? fail(c, id, "DATASEC with kflag") : err;
 		for (i = 0; i < vlen; i++, v += 12)
-			if ((err = check_ref(c, id, get32(c, v), "DATASEC entry")))
+			if ((err = check_ref(c, id, get32(swap, v), "DATASEC entry")))
 				return err;
 		return 0;
 	case BTF_KIND_FLOAT:
 		if (vlen || kflag || (sz != 2 && sz != 4 && sz != 8 && sz != 12 && sz != 16))
 			return fail(c, id, "FLOAT of %u bytes, or with vlen or kflag", sz);
-		return check_name(c, id, name, true, k);
+		return check_type_name(c, id, name, true, kind);
 	case BTF_KIND_DECL_TAG:
-		if (vlen || (int32_t)get32(c, v) < -1)
+		if (vlen || (int32_t)get32(swap, v) < -1)
 			return fail(c, id, "DECL_TAG with vlen or component %d",
-				    (int32_t)get32(c, v));
-		err = check_name(c, id, name, true, k);
-		return err ? err : check_ref(c, id, sz, k);
+				    (int32_t)get32(swap, v));
+		err = check_type_name(c, id, name, true, kind);
+		return err ? err : check_ref(c, id, sz, kind_name(kind));
 	default:
 		return fail(c, id, "unknown kind %d", kind);
 	}
@@ -295,7 +319,7 @@ static uint32_t chain_next(const struct check *c, uint32_t id)
 
 	if (!(CHAIN_KINDS >> c->kind[id] & 1))
 		return 0;
-	return get32(c, c->kind[id] == BTF_KIND_ARRAY ? t + 12 : t + 8);
+	return get32(c->swap, c->kind[id] == BTF_KIND_ARRAY ? t + 12 : t + 8);
 }
 
 /* no loop among reference types: each chain walked once (state 2: ends) */
@@ -341,11 +365,11 @@ int btf_check__raw(const void *data, size_t size, uint32_t **offs, uint32_t *nr,
 	if (size < sizeof(struct btf_header))
 		return fail(&c, 0, "%zu bytes, shorter than a BTF header", size);
 	c.swap = magic != BTF_MAGIC;
-	hdr_len = get32(&c, d + 4);
-	type_off = get32(&c, d + 8);
-	type_len = get32(&c, d + 12);
-	str_off = get32(&c, d + 16);
-	str_len = get32(&c, d + 20);
+	hdr_len = get32(c.swap, d + 4);
+	type_off = get32(c.swap, d + 8);
+	type_len = get32(c.swap, d + 12);
+	str_off = get32(c.swap, d + 16);
+	str_len = get32(c.swap, d + 20);
 	if (d[2] != BTF_VERSION || d[3])
 		return fail(&c, 0, "version %u, flags %#x", d[2], d[3]);
 	if (hdr_len < sizeof(struct btf_header) || hdr_len > size)
@@ -382,7 +406,7 @@ int btf_check__raw(const void *data, size_t size, uint32_t **offs, uint32_t *nr,
 			err = fail(&c, c.nr + 1, "cut short by the end of the type section");
 			break;
 		}
-		info = get32(&c, c.types + pos + 4);
+		info = get32(c.swap, c.types + pos + 4);
 		kind = (info >> 24) & 0x1f;
 		if (info & 0x60ff0000 || !kind || kind > BTF_KIND_ENUM64) {
 			err = fail(&c, c.nr + 1, "kind %u, info %#x", kind, info);
@@ -399,7 +423,7 @@ int btf_check__raw(const void *data, size_t size, uint32_t **offs, uint32_t *nr,
 		pos += 12 + (uint32_t)extra;
 	}
 	for (pos = 1; !err && pos <= c.nr; pos++)
-		err = check_type(&c, pos);
+		err = c.swap ? check_type(&c, pos, true) : check_type(&c, pos, false);
 	if (!err)
 		err = check_loops(&c);
 	free(c.kind);
