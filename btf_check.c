@@ -140,15 +140,6 @@ static D2B_INLINE int check_name(struct check *c, uint32_t id, uint32_t off, boo
 	return name_fail(c, id, off, what);
 }
 
-/* type @id's own name, as check_name's, the failure named by its @kind */
-static D2B_INLINE int check_type_name(struct check *c, uint32_t id, uint32_t off, bool need,
-				      int kind)
-{
-	if (off < c->strs_len && (!need || c->strs[off]))
-		return 0;
-	return name_fail(c, id, off, kind_name(kind));
-}
-
 static D2B_COLD int ref_fail(struct check *c, uint32_t id, uint32_t ref, const char *what)
 {
 	if (ref > c->nr)
@@ -223,7 +214,7 @@ static D2B_INLINE int check_type(struct check *c, uint32_t id, bool swap)
 	switch (kind) {
 	case BTF_KIND_INT:
 		err = check_int(c, id, t, swap);
-		return err ? err : check_type_name(c, id, name, false, kind);
+		return err ? err : check_name(c, id, name, false, kind_name(kind));
 	case BTF_KIND_PTR:
 	case BTF_KIND_VOLATILE:
 	case BTF_KIND_CONST:
@@ -235,7 +226,7 @@ static D2B_INLINE int check_type(struct check *c, uint32_t id, bool swap)
 	case BTF_KIND_TYPE_TAG: /* (kflag: an attribute, newer libbpf) */
 		if (vlen || (kflag && kind == BTF_KIND_TYPEDEF))
 			return fail(c, id, "%s with vlen or kflag", kind_name(kind));
-		err = check_type_name(c, id, name, true, kind);
+		err = check_name(c, id, name, true, kind_name(kind));
 		return err ? err : check_type_ref(c, id, sz, kind_name(kind));
 	case BTF_KIND_ARRAY:
 		if (vlen || kflag || name || sz)
@@ -244,13 +235,13 @@ static D2B_INLINE int check_type(struct check *c, uint32_t id, bool swap)
 		return err ? err : check_type_ref(c, id, get32(swap, v + 4), "ARRAY index");
 	case BTF_KIND_STRUCT:
 	case BTF_KIND_UNION:
-		err = check_type_name(c, id, name, false, kind);
+		err = check_name(c, id, name, false, kind_name(kind));
 		return err ? err : check_members(c, id, t, swap);
 	case BTF_KIND_ENUM:
 	case BTF_KIND_ENUM64:
 		if (sz != 1 && sz != 2 && sz != 4 && sz != 8)
 			return fail(c, id, "%s of %u bytes", kind_name(kind), sz);
-		if ((err = check_type_name(c, id, name, false, kind)))
+		if ((err = check_name(c, id, name, false, kind_name(kind))))
 			return err;
 		for (i = 0; i < vlen; i++, v += kind == BTF_KIND_ENUM ? 8 : 12)
 			if ((err = check_name(c, id, get32(swap, v), true, "enumerator")))
@@ -259,11 +250,11 @@ static D2B_INLINE int check_type(struct check *c, uint32_t id, bool swap)
 	case BTF_KIND_FWD:
 		if (vlen)
 			return fail(c, id, "FWD with vlen");
-		return check_type_name(c, id, name, true, kind);
+		return check_name(c, id, name, true, kind_name(kind));
 	case BTF_KIND_FUNC:
 		if (vlen > BTF_FUNC_EXTERN || kflag)
 			return fail(c, id, "FUNC with linkage %u or kflag", vlen);
-		if ((err = check_type_name(c, id, name, true, kind)) ||
+		if ((err = check_name(c, id, name, true, kind_name(kind))) ||
 		    (err = check_ref(c, id, sz, kind_name(kind))))
 			return err;
 		if (!sz || c->kind[sz] != BTF_KIND_FUNC_PROTO)
@@ -282,10 +273,10 @@ static D2B_INLINE int check_type(struct check *c, uint32_t id, bool swap)
 	case BTF_KIND_VAR:
 		if (vlen || kflag || get32(swap, v) > BTF_VAR_GLOBAL_EXTERN)
 			return fail(c, id, "VAR with vlen, kflag or linkage %u", get32(swap, v));
-		err = check_type_name(c, id, name, true, kind);
+		err = check_name(c, id, name, true, kind_name(kind));
 		return err ? err : check_ref(c, id, sz, kind_name(kind));
 	case BTF_KIND_DATASEC:
-		if (kflag || (err = check_type_name(c, id, name, true, kind)))
+		if (kflag || (err = check_name(c, id, name, true, kind_name(kind))))
 			return kflag ? fail(c, id, "DATASEC with kflag") : err;
 		for (i = 0; i < vlen; i++, v += 12)
 			if ((err = check_ref(c, id, get32(swap, v), "DATASEC entry")))
@@ -294,12 +285,12 @@ static D2B_INLINE int check_type(struct check *c, uint32_t id, bool swap)
 	case BTF_KIND_FLOAT:
 		if (vlen || kflag || (sz != 2 && sz != 4 && sz != 8 && sz != 12 && sz != 16))
 			return fail(c, id, "FLOAT of %u bytes, or with vlen or kflag", sz);
-		return check_type_name(c, id, name, true, kind);
+		return check_name(c, id, name, true, kind_name(kind));
 	case BTF_KIND_DECL_TAG:
 		if (vlen || (int32_t)get32(swap, v) < -1)
 			return fail(c, id, "DECL_TAG with vlen or component %d",
 				    (int32_t)get32(swap, v));
-		err = check_type_name(c, id, name, true, kind);
+		err = check_name(c, id, name, true, kind_name(kind));
 		return err ? err : check_ref(c, id, sz, kind_name(kind));
 	default:
 		return fail(c, id, "unknown kind %d", kind);
