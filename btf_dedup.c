@@ -27,7 +27,8 @@
  *      (is_equiv: a paired walk recording which candidate type each
  *      canonical type stands for, the "hypothetical map"; dedup_equiv.c)
  *      is their canonical type, and the walk's pairings resolve forward
- *      declarations and map further structs;
+ *      declarations and map further structs (in a module, in 1.1's rules,
+ *      a check that must fail is found so without the walk: dedup_fail.c);
  *   4. forward declarations still unresolved take the one canonical struct
  *      or union of their name, if there is just one;
  *   5. reference types, depth first: their referenced ids made canonical,
@@ -267,6 +268,11 @@ static int dedup_struct_type(struct dedup *d, uint32_t id)
 		if (btf_is_composite(t) && !dedup__members_may_be_equiv(d, t, d->types[cand_id]))
 			continue;
 		dedup__hypot_clear(d);
+		eq = dedup__fails_fast(d, id, cand_id);
+		if (eq < 0)
+			return eq;
+		if (eq)
+			continue;
 		eq = dedup__is_equiv(d, id, cand_id);
 		if (eq < 0)
 			return eq;
@@ -441,6 +447,8 @@ static int dedup_run(struct dedup *d)
 	int err;
 
 	err = dedup_prep(d);
+	if (!err)
+		err = dedup__fail_new(d);
 	for (id = d->start_id; id < d->nr && !err; id++)
 		err = dedup_prim_type(d, id);
 	for (id = d->start_id; id < d->nr && !err; id++)
@@ -532,6 +540,7 @@ static void dedup_free(struct dedup *d)
 	free(d->map);
 	free(d->hypot_map);
 	free(d->hypot_list);
+	dedup__fail_free(d);
 }
 
 /* the whole dedup of @types on @base (or none) into @out (@len bytes or more) */

@@ -16,9 +16,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <bpf/btf.h>
+
 #include "dedup_cands.h"
 
 struct btf_type;
+struct dedup_fail;
 
 #define MAX_NR_TYPES 0x7fffffffu
 #define UNPROCESSED UINT32_MAX
@@ -48,6 +51,7 @@ struct dedup {
 	size_t hypot_cnt, hypot_cap;
 	bool hypot_adjust_canon;
 	bool v170;
+	struct dedup_fail *fail; /* the failures proved (dedup_fail.c), or NULL */
 	struct cand_table table;
 	struct dedup_base base;
 };
@@ -64,16 +68,51 @@ static inline uint32_t resolve_id(const struct dedup *d, uint32_t id)
 	return id;
 }
 
+/* the type a declaration @id resolves to (itself where it does not) */
+static inline uint32_t dedup__resolve_fwd_id(const struct dedup *d, uint32_t id)
+{
+	uint32_t r;
+
+	if (d->kinds[id] != BTF_KIND_FWD)
+		return id;
+	r = resolve_id(d, id);
+	return d->kinds[r] == BTF_KIND_FWD ? id : r;
+}
+
 /* dedup_equiv.c: libbpf's is_equiv walk and what it pairs */
 
 /* whether struct or union @t's check against @cand can succeed at all */
 bool dedup__members_may_be_equiv(const struct dedup *d, const struct btf_type *t,
 				 const struct btf_type *cand);
+/*
+ * A pair is_equiv pairs afresh, checked as it checks one: 0 where the two
+ * types cannot be equivalent, -EINVAL for a kind it does not walk; else
+ * each pair of their referenced ids met by @meet in is_equiv's order, until
+ * one returns <= 0 (which is returned), and 1.
+ */
+typedef int (*dedup_meet_fn)(struct dedup *d, uint32_t cand_id, uint32_t canon_id, void *ctx);
+int dedup__pair_check(struct dedup *d, uint32_t cand_id, uint32_t canon_id, dedup_meet_fn meet,
+		      void *ctx);
+/* 1.1: whether the walk takes @b for @a, paired before: identical arrays or structs */
+bool dedup__identical(const struct dedup *d, uint32_t a, uint32_t b);
+/* the walk pairs canonical type @canon with @cand; -ENOMEM */
+int dedup__hypot_add(struct dedup *d, uint32_t canon, uint32_t cand);
 /* a new walk: no pairings, no adjusted canonical type */
 void dedup__hypot_clear(struct dedup *d);
 /* >0: the graphs of @cand_id and @canon_id are equivalent; 0: not; -errno */
 int dedup__is_equiv(struct dedup *d, uint32_t cand_id, uint32_t canon_id);
 /* an equivalence found: what its walk paired resolves declarations and structs */
 void dedup__merge_hypot(struct dedup *d);
+
+/*
+ * dedup_fail.c: a struct check's failure proved before its walk, in 1.1's
+ * rules. dedup__fail_new: @d's loose twins found, where the proofs apply
+ * (d->fail stays NULL where they do not); -ENOMEM. dedup__fails_fast: 1
+ * where dedup__is_equiv(@d, @cand_id, @canon_id) would return 0, 0 where
+ * that is not proved, -ENOMEM; the walk's pairings cleared after.
+ */
+int dedup__fail_new(struct dedup *d);
+int dedup__fails_fast(struct dedup *d, uint32_t cand_id, uint32_t canon_id);
+void dedup__fail_free(struct dedup *d);
 
 #endif /* BTF_DEDUP_PRIV_H */

@@ -12,7 +12,9 @@
  * that would have to resolve marks the walk (hypot_adjust_canon): the
  * struct is then not mapped to that candidate, and btf_dedup.c tries the
  * next. A walk that succeeds resolves declarations and maps further
- * structs by what it paired (dedup__merge_hypot).
+ * structs by what it paired (dedup__merge_hypot). The checks of one pair
+ * (dedup__pair_check) are dedup_fail.c's too, which meets the same pairs
+ * breadth first.
  */
 #include <bpf/btf.h>
 #include <errno.h>
@@ -22,16 +24,6 @@
 #include "dedup_compare.h"
 
 #define IDENTICAL_DEPTH 16 /* 1.7.0's limit on the identical-types walk */
-
-static uint32_t resolve_fwd_id(const struct dedup *d, uint32_t id)
-{
-	uint32_t r;
-
-	if (d->kinds[id] != BTF_KIND_FWD)
-		return id;
-	r = resolve_id(d, id);
-	return d->kinds[r] == BTF_KIND_FWD ? id : r;
-}
 
 /* 1.1: identical ARRAYs (ids included) */
 static bool identical_arrays(const struct dedup *d, uint32_t a, uint32_t b)
@@ -58,6 +50,11 @@ static bool identical_structs(const struct dedup *d, uint32_t a, uint32_t b)
 		    !identical_structs(d, mx[i].type, my[i].type))
 			return false;
 	return true;
+}
+
+bool dedup__identical(const struct dedup *d, uint32_t a, uint32_t b)
+{
+	return identical_arrays(d, a, b) || identical_structs(d, a, b);
 }
 
 /*
@@ -129,7 +126,7 @@ static bool identical_types(const struct dedup *d, uint32_t a, uint32_t b, int d
 	}
 }
 
-static int hypot_add(struct dedup *d, uint32_t from, uint32_t to)
+int dedup__hypot_add(struct dedup *d, uint32_t from, uint32_t to)
 {
 	if (d->hypot_cnt == d->hypot_cap) {
 		size_t cap = d->hypot_cap + (d->hypot_cap / 2 > 16 ? d->hypot_cap / 2 : 16);
@@ -216,8 +213,8 @@ static int is_equiv_next(struct dedup *d, uint32_t cand_id, uint32_t canon_id)
 	return dedup__is_equiv(d, cand_id, canon_id);
 }
 
-static int is_equiv_members(struct dedup *d, const struct btf_type *cand,
-			    const struct btf_type *canon)
+static int meet_members(struct dedup *d, const struct btf_type *cand, const struct btf_type *canon,
+			dedup_meet_fn meet, void *ctx)
 {
 	const struct btf_member *x = btf_members(cand), *y = btf_members(canon);
 	uint32_t i;
@@ -226,15 +223,15 @@ static int is_equiv_members(struct dedup *d, const struct btf_type *cand,
 	if (!dedup_compare__shallow_equal_struct(cand, canon))
 		return 0;
 	for (i = 0; i < btf_vlen(cand); i++) {
-		eq = is_equiv_next(d, x[i].type, y[i].type);
+		eq = meet(d, x[i].type, y[i].type, ctx);
 		if (eq <= 0)
 			return eq;
 	}
 	return 1;
 }
 
-static int is_equiv_params(struct dedup *d, const struct btf_type *cand,
-			   const struct btf_type *canon)
+static int meet_params(struct dedup *d, const struct btf_type *cand, const struct btf_type *canon,
+		       dedup_meet_fn meet, void *ctx)
 {
 	const struct btf_param *x = btf_params(cand), *y = btf_params(canon);
 	uint32_t i;
@@ -242,37 +239,19 @@ static int is_equiv_params(struct dedup *d, const struct btf_type *cand,
 
 	if (!dedup_compare__compat_fnproto(cand, canon))
 		return 0;
-	eq = is_equiv_next(d, cand->type, canon->type);
+	eq = meet(d, cand->type, canon->type, ctx);
 	for (i = 0; eq > 0 && i < btf_vlen(cand); i++)
-		eq = is_equiv_next(d, x[i].type, y[i].type);
+		eq = meet(d, x[i].type, y[i].type, ctx);
 	return eq;
 }
 
-/* >0: the graphs of @cand_id and @canon_id are equivalent; 0: not; -errno */
-int dedup__is_equiv(struct dedup *d, uint32_t cand_id, uint32_t canon_id)
+int dedup__pair_check(struct dedup *d, uint32_t cand_id, uint32_t canon_id, dedup_meet_fn meet,
+		      void *ctx)
 {
-	const struct btf_type *cand, *canon;
-	uint16_t cand_kind, canon_kind;
-	uint32_t hypot;
+	const struct btf_type *cand = d->types[cand_id], *canon = d->types[canon_id];
+	uint16_t cand_kind = btf_kind(cand), canon_kind = btf_kind(canon);
 	int eq;
 
-	if (resolve_id(d, cand_id) == resolve_id(d, canon_id))
-		return 1;
-	canon_id = resolve_fwd_id(d, canon_id);
-	hypot = d->hypot_map[canon_id];
-	if (hypot <= MAX_NR_TYPES) {
-		if (hypot == cand_id)
-			return 1;
-		if (d->v170)
-			return identical_types(d, hypot, cand_id, IDENTICAL_DEPTH);
-		return identical_arrays(d, hypot, cand_id) || identical_structs(d, hypot, cand_id);
-	}
-	if (hypot_add(d, canon_id, cand_id))
-		return -ENOMEM;
-	cand = d->types[cand_id];
-	canon = d->types[canon_id];
-	cand_kind = btf_kind(cand);
-	canon_kind = btf_kind(canon);
 	if (cand->name_off != canon->name_off)
 		return 0;
 	if ((cand_kind == BTF_KIND_FWD || canon_kind == BTF_KIND_FWD) && cand_kind != canon_kind) {
@@ -308,22 +287,49 @@ int dedup__is_equiv(struct dedup *d, uint32_t cand_id, uint32_t canon_id)
 	case BTF_KIND_TYPE_TAG:
 		if (cand->info != canon->info)
 			return 0;
-		return is_equiv_next(d, cand->type, canon->type);
+		return meet(d, cand->type, canon->type, ctx);
 	case BTF_KIND_ARRAY:
 		if (!dedup_compare__compat_array(cand, canon))
 			return 0;
-		eq = is_equiv_next(d, btf_array(cand)->index_type, btf_array(canon)->index_type);
+		eq = meet(d, btf_array(cand)->index_type, btf_array(canon)->index_type, ctx);
 		if (eq <= 0)
 			return eq;
-		return is_equiv_next(d, btf_array(cand)->type, btf_array(canon)->type);
+		return meet(d, btf_array(cand)->type, btf_array(canon)->type, ctx);
 	case BTF_KIND_STRUCT:
 	case BTF_KIND_UNION:
-		return is_equiv_members(d, cand, canon);
+		return meet_members(d, cand, canon, meet, ctx);
 	case BTF_KIND_FUNC_PROTO:
-		return is_equiv_params(d, cand, canon);
+		return meet_params(d, cand, canon, meet, ctx);
 	default:
 		return -EINVAL;
 	}
+}
+
+static int is_equiv_meet(struct dedup *d, uint32_t cand_id, uint32_t canon_id, void *ctx)
+{
+	(void)ctx;
+	return is_equiv_next(d, cand_id, canon_id);
+}
+
+/* >0: the graphs of @cand_id and @canon_id are equivalent; 0: not; -errno */
+int dedup__is_equiv(struct dedup *d, uint32_t cand_id, uint32_t canon_id)
+{
+	uint32_t hypot;
+
+	if (resolve_id(d, cand_id) == resolve_id(d, canon_id))
+		return 1;
+	canon_id = dedup__resolve_fwd_id(d, canon_id);
+	hypot = d->hypot_map[canon_id];
+	if (hypot <= MAX_NR_TYPES) {
+		if (hypot == cand_id)
+			return 1;
+		if (d->v170)
+			return identical_types(d, hypot, cand_id, IDENTICAL_DEPTH);
+		return dedup__identical(d, hypot, cand_id);
+	}
+	if (dedup__hypot_add(d, canon_id, cand_id))
+		return -ENOMEM;
+	return dedup__pair_check(d, cand_id, canon_id, is_equiv_meet, NULL);
 }
 
 /* an equivalence found: what its walk paired resolves declarations and structs */
