@@ -111,6 +111,7 @@ struct dwarf_loader *dwarf_loader__new(const char *path, const struct d2b_conf *
 	}
 	elf_machine__init(&dl->machine, eh.e_machine);
 	*err = loader__check_size(dl, &eh);
+	loader__find_image(dl);
 	if (!*err)
 		*err = loader__map_sections(dl, &eh);
 	dl->relocatable = eh.e_type == ET_REL;
@@ -126,22 +127,16 @@ struct dwarf_loader *dwarf_loader__new(const char *path, const struct d2b_conf *
 		*err = -EFBIG;
 		goto out_free;
 	}
-	section_map__init(&dl->rel[REL_INFO], &dl->secs.info);
-	if (dl->rel[REL_INFO].mapped) {
-		size_t size;
-		uintptr_t raw = (uintptr_t)elf_rawfile(dl->elf, &size);
-		uintptr_t data = (uintptr_t)dl->secs.info.data;
-
-		dl->info_in_file = raw && data >= raw && dl->secs.info.size <= size &&
-				   data - raw <= size - dl->secs.info.size;
-		dl->info_file_off = dl->info_in_file ? data - raw : 0;
-	}
+	section_map__init(dl, &dl->rel[REL_INFO], &dl->secs.info);
+	/* (a mapped section is the file's image's bytes) */
+	dl->info_in_file = dl->rel[REL_INFO].mapped;
+	dl->info_file_off = dl->info_in_file ? (uint64_t)(dl->secs.info.data - dl->image) : 0;
 	*err = loader__index_units(dl);
 	if (*err)
 		goto out_free;
-	section_map__init(&dl->rel[REL_ABBREV], &dl->secs.abbrev);
-	section_map__init(&dl->rel[REL_LOC], &dl->secs.loc);
-	section_map__init(&dl->rel[REL_LOCLISTS], &dl->secs.loclists);
+	section_map__init(dl, &dl->rel[REL_ABBREV], &dl->secs.abbrev);
+	section_map__init(dl, &dl->rel[REL_LOC], &dl->secs.loc);
+	section_map__init(dl, &dl->rel[REL_LOCLISTS], &dl->secs.loclists);
 	*err = releaser__start(dl);
 	if (*err)
 		goto out_free;

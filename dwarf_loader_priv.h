@@ -77,6 +77,11 @@ struct dwarf_loader {
 	int fd;
 	Elf *elf;
 	const struct d2b_conf *conf;
+	/* libelf's image of the whole file (elf_rawfile), and whether it is
+	 * the file's own read-only mapping (its pages can be dropped) */
+	const uint8_t *image;
+	size_t image_size;
+	bool image_mapped;
 	bool relocatable; /* ET_REL */
 	bool strs_canonical; /* ET_REL: its references into .debug_str made canonical */
 	struct dr_sections secs;
@@ -258,9 +263,12 @@ static inline int child_next(struct cu_loader *l, struct dr_die *parent, struct 
 
 /* loader_sections.c */
 int loader__check_size(struct dwarf_loader *dl, GElf_Ehdr *eh);
+/* dl->image, image_size and image_mapped, from dl->elf */
+void loader__find_image(struct dwarf_loader *dl);
 int loader__map_sections(struct dwarf_loader *dl, GElf_Ehdr *eh);
 int loader__relocate(struct dwarf_loader *dl);
-void section_map__init(struct mapped_section *ms, const struct dr_section *sec);
+void section_map__init(const struct dwarf_loader *dl, struct mapped_section *ms,
+		       const struct dr_section *sec);
 int releaser__start(struct dwarf_loader *dl);
 void releaser__stop(struct dwarf_loader *dl);
 

@@ -322,12 +322,10 @@ int loader__map_sections(struct dwarf_loader *dl, GElf_Ehdr *eh)
 /* relocatable files (kernel modules)                                     */
 
 /*
- * Is [@p, @p + @size) inside one read-only mapping of a file? libelf maps
- * the file when it can; when mmap fails it reads sections into memory, and
- * relocated or decompressed sections are copies: MADV_DONTNEED must reach
- * none of those.
+ * Is [@p, @p + @size) inside one read-only mapping of a file? (Asked of
+ * the file's image once, libelf's whole file.)
  */
-static bool file_mapped(const uint8_t *p, size_t size)
+static bool range_mapped(const uint8_t *p, size_t size)
 {
 	FILE *maps = fopen("/proc/self/maps", "re");
 	unsigned long lo, hi, ino;
@@ -348,19 +346,37 @@ static bool file_mapped(const uint8_t *p, size_t size)
 	return ret;
 }
 
+void loader__find_image(struct dwarf_loader *dl)
+{
+	dl->image = (const uint8_t *)elf_rawfile(dl->elf, &dl->image_size);
+	dl->image_mapped = dl->image && dl->image_size && range_mapped(dl->image, dl->image_size);
+}
+
+/*
+ * Are [@p, @p + @size) bytes of the file's own read-only mapping? libelf
+ * maps the file when it can; when mmap fails it reads the file into
+ * memory, and relocated or decompressed sections are copies: MADV_DONTNEED
+ * must reach none of those.
+ */
+static bool file_mapped(const struct dwarf_loader *dl, const uint8_t *p, size_t size)
+{
+	return dl->image_mapped && p >= dl->image && size <= dl->image_size &&
+	       (size_t)(p - dl->image) <= dl->image_size - size;
+}
+
 /*
  * Drop the whole pages of [@p, @p + @size) from the resident set if they
  * are a file's read-only mapping (they come back from the file if read
  * again): the relocations, and the sections copied to be relocated, once
  * applied.
  */
-static void file_pages_drop(const void *p, size_t size)
+static void file_pages_drop(const struct dwarf_loader *dl, const void *p, size_t size)
 {
 	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
 	uintptr_t start = ((uintptr_t)p + page - 1) & ~(page - 1);
 	uintptr_t end = ((uintptr_t)p + size) & ~(page - 1);
 
-	if (end > start && file_mapped(p, size))
+	if (end > start && file_mapped(dl, p, size))
 		madvise((void *)start, end - start, MADV_DONTNEED);
 }
 
@@ -416,7 +432,7 @@ int loader__relocate(struct dwarf_loader *dl)
 					break;
 				}
 				memcpy(copy, t->data, t->size);
-				file_pages_drop(t->data, t->size);
+				file_pages_drop(dl, t->data, t->size);
 				t->data = copy;
 				dl->bufs[i] = copy;
 				dl->sec_private[i] = true;
@@ -429,7 +445,7 @@ int loader__relocate(struct dwarf_loader *dl)
 			if (!err) {
 				Elf_Data *rdata = elf_getdata(scn, NULL);
 
-				file_pages_drop(rdata->d_buf, rdata->d_size);
+				file_pages_drop(dl, rdata->d_buf, rdata->d_size);
 			}
 			break;
 		}
@@ -443,10 +459,11 @@ int loader__relocate(struct dwarf_loader *dl)
 /* ---------------------------------------------------------------------- */
 /* page release                                                           */
 
-void section_map__init(struct mapped_section *ms, const struct dr_section *sec)
+void section_map__init(const struct dwarf_loader *dl, struct mapped_section *ms,
+		       const struct dr_section *sec)
 {
 	ms->sec = sec;
-	ms->mapped = sec->data && sec->size && file_mapped(sec->data, sec->size);
+	ms->mapped = sec->data && sec->size && file_mapped(dl, sec->data, sec->size);
 	ms->requested = ms->released = 0;
 }
 
