@@ -31,6 +31,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -49,7 +50,8 @@ struct btf_base {
 	 * by hash: 0 free, or a string's offset + 1 in the bits of off_mask
 	 * and its hash in the others (where the section is under 16 MiB)
 	 */
-	uint32_t *slots;
+	uint32_t *slots; /* (d2b_map_array, slots_size bytes) */
+	size_t slots_size;
 	uint32_t mask, off_mask;
 	int ptr_size; /* for libbpf: 4 or 8, or 0 (libbpf guesses) */
 	struct btf *btf; /* libbpf's copy, once asked for; or NULL */
@@ -128,8 +130,10 @@ static int strs_index(struct btf_base *b)
 	while (slots < 2ull * b->type_cnt)
 		slots *= 2;
 again:
-	free(b->slots);
-	b->slots = calloc(slots, sizeof(*b->slots));
+	if (b->slots)
+		munmap(b->slots, b->slots_size);
+	/* (zeroed, in a huge page where there is one: btf_base__new's largest array) */
+	b->slots = d2b_map_array(slots * sizeof(*b->slots), &b->slots_size);
 	if (!b->slots)
 		return -ENOMEM;
 	b->mask = slots - 1;
@@ -313,7 +317,8 @@ void btf_base__free(struct btf_base *b)
 	btf__free(b->btf);
 	free(b->types_copy);
 	free((void *)b->offs);
-	free(b->slots);
+	if (b->slots)
+		munmap(b->slots, b->slots_size);
 	elf_end(b->elf);
 	if (b->fd >= 0)
 		close(b->fd);

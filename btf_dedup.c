@@ -53,11 +53,13 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "btf_base.h"
 #include "btf_dedup.h"
 #include "btf_dedup_priv.h"
 #include "btf_raw.h"
+#include "d2b_util.h"
 #include "dedup_cands.h"
 #include "dedup_compare.h"
 
@@ -153,20 +155,10 @@ static int map_type(struct dedup *d, uint32_t id, uint32_t new_id, uint64_t key,
 static int dedup_prep(struct dedup *d)
 {
 	struct dedup_base *b = &d->base;
-	uint32_t id, nr = d->start_id - 1, buckets = 1024;
+	uint32_t id, nr = d->start_id - 1;
 
 	if (!nr)
 		return 0;
-	while (buckets < nr / 2)
-		buckets *= 2;
-	b->head = calloc(buckets, sizeof(*b->head));
-	b->filed = calloc(d->start_id / 8 + 1, 1);
-	b->next = malloc(d->start_id * sizeof(*b->next));
-	b->group = malloc(d->start_id * sizeof(*b->group));
-	b->unfiled = malloc(d->start_id * sizeof(*b->unfiled));
-	if (!b->head || !b->filed || !b->next || !b->group || !b->unfiled)
-		return -ENOMEM;
-	b->mask = buckets - 1;
 	/* (from the last id down: each bucket's chain in id order) */
 	for (id = d->start_id - 1; id; id--) {
 		uint32_t bucket;
@@ -487,6 +479,51 @@ static int dedup_compact(struct dedup *d, uint8_t *out, uint32_t *len)
 	return 0;
 }
 
+/* the next @n bytes of @d's arena from *@at, 8-aligned */
+static void *arena_take(struct dedup *d, size_t *at, size_t n)
+{
+	void *p = (uint8_t *)d->arena + *at;
+
+	*at += (n + 7) & ~(size_t)7;
+	return p;
+}
+
+/*
+ * The arrays by id, and the base's buckets, in one zeroed mapping: for a
+ * module, some 4 MiB for the vmlinux's ids, which huge pages fault in at
+ * once where 4 KiB pages took a thousand faults (d2b_map_array).
+ */
+static int arena_new(struct dedup *d)
+{
+	uint32_t nr_base = d->start_id - 1, buckets = 1024;
+	size_t at = 0, size;
+	int i;
+
+	while (buckets < nr_base / 2)
+		buckets *= 2;
+	/* (twice: the sizes, then the arrays) */
+	for (i = 0; i < 2; i++) {
+		at = 0;
+		d->types = arena_take(d, &at, d->nr * sizeof(*d->types));
+		d->map = arena_take(d, &at, d->nr * sizeof(*d->map));
+		d->hypot_map = arena_take(d, &at, d->nr * sizeof(*d->hypot_map));
+		d->kinds = arena_take(d, &at, d->nr);
+		if (nr_base) {
+			d->base.head = arena_take(d, &at, buckets * sizeof(*d->base.head));
+			d->base.filed = arena_take(d, &at, d->start_id / 8 + 1);
+			d->base.next = arena_take(d, &at, d->start_id * sizeof(*d->base.next));
+			d->base.group = arena_take(d, &at, d->start_id * sizeof(*d->base.group));
+			d->base.unfiled =
+				arena_take(d, &at, d->start_id * sizeof(*d->base.unfiled));
+			d->base.mask = buckets - 1;
+		}
+		if (!i && !(d->arena = d2b_map_array(at, &size)))
+			return -ENOMEM;
+	}
+	d->arena_size = size;
+	return 0;
+}
+
 /* @d over @types (@len bytes, whole records) on @base (or none) */
 static int dedup_new(struct dedup *d, const struct btf_base *base, void *types, uint32_t len,
 		     enum btf_dedup_libbpf release)
@@ -500,11 +537,7 @@ static int dedup_new(struct dedup *d, const struct btf_base *base, void *types, 
 	d->v170 = release == BTF_DEDUP_LIBBPF_1_7_0;
 	d->start_id = base ? btf_base__type_cnt(base) : 1;
 	d->nr = d->start_id + nr;
-	d->types = calloc(d->nr, sizeof(*d->types));
-	d->map = malloc(d->nr * sizeof(*d->map));
-	d->hypot_map = malloc(d->nr * sizeof(*d->hypot_map));
-	d->kinds = malloc(d->nr);
-	if (!d->types || !d->map || !d->hypot_map || !d->kinds)
+	if (arena_new(d))
 		return -ENOMEM;
 	d->types[0] = &void_type;
 	for (id = 1; id < d->start_id; id++)
@@ -530,15 +563,8 @@ static int dedup_new(struct dedup *d, const struct btf_base *base, void *types, 
 static void dedup_free(struct dedup *d)
 {
 	cand_table__free(&d->table);
-	free(d->base.head);
-	free(d->base.next);
-	free(d->base.group);
-	free(d->base.unfiled);
-	free(d->base.filed);
-	free(d->types);
-	free(d->kinds);
-	free(d->map);
-	free(d->hypot_map);
+	if (d->arena)
+		munmap(d->arena, d->arena_size);
 	free(d->hypot_list);
 	dedup__fail_free(d);
 }

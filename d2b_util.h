@@ -83,6 +83,15 @@ static inline int d2b_grow(void *arr, uint32_t *cap, uint64_t need, size_t elem_
 void *d2b_map(size_t n, size_t *sz);
 
 /*
+ * d2b_map for an array written once all over: from half of D2B_HUGE up,
+ * a whole huge page at least (one fault, where 4 KiB pages take 256 or more)
+ */
+static inline void *d2b_map_array(size_t n, size_t *sz)
+{
+	return d2b_map(n >= D2B_HUGE / 2 && n < D2B_HUGE ? D2B_HUGE : n, sz);
+}
+
+/*
  * Make the calling thread @delta nicer (Linux: nice is per thread). Best
  * effort: a failure only changes the timing, so it is ignored.
  */
