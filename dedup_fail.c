@@ -74,7 +74,7 @@ enum fail_step {
 	STEP_ALONE, /* the pair fails alone */
 	STEP_CONFLICT, /* its canonical type was paired with a type not identical */
 	STEP_MARKED, /* it begins a kept proof */
-	STEP_UNKNOWN, /* a loose twin: nothing proved */
+	STEP_UNKNOWN, /* a loose twin, or a kind the walk refuses: nothing proved */
 };
 
 /* a pair as a chain holds it: the canonical id as met, and as it resolved */
