@@ -44,7 +44,7 @@ struct dedup_base {
 };
 
 struct dedup {
-	void *arena; /* (d2b_map) the arrays by id and the base's, zeroed */
+	void *arena; /* (d2b_map_array) the arrays by id and the base's, zeroed */
 	size_t arena_size;
 	struct btf_type **types; /* by id; the base's are only read */
 	uint8_t *kinds; /* by id: each type's kind, read without its record */

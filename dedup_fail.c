@@ -118,16 +118,13 @@ static int twin_key_cmp(const void *a, const void *b)
 	return x->h < y->h ? -1 : x->h > y->h;
 }
 
-/* equal for identical types: an array's ids, a struct's members' kinds */
+/* a struct's hash, equal for identical structs: its members' ids, or their own hash */
 static uint64_t twin_hash(const struct dedup *d, const struct btf_type *t)
 {
 	const struct btf_member *m = btf_members(t);
-	uint64_t h;
+	uint64_t h = dedup_compare__hash_struct(t);
 	uint32_t i;
 
-	if (btf_is_array(t))
-		return dedup_compare__hash_array(t);
-	h = dedup_compare__hash_struct(t);
 	for (i = 0; i < btf_vlen(t); i++) {
 		const struct btf_type *mt = d->types[m[i].type];
 
@@ -414,12 +411,12 @@ int dedup__fails_fast(struct dedup *d, uint32_t cand_id, uint32_t canon_id)
 		r = step(d, q);
 	if (r == STEP_CONFLICT || r == STEP_MARKED) {
 		const struct fail_queued *e = &f->queue[--q];
+		uint32_t canon = dedup__resolve_fwd_id(d, e->canon);
 
 		if (r == STEP_MARKED)
 			m = f->marks[e->cand - d->start_id];
 		else
-			other = paired_at(d, q, d->hypot_map[dedup__resolve_fwd_id(d, e->canon)],
-					  dedup__resolve_fwd_id(d, e->canon));
+			other = paired_at(d, q, d->hypot_map[canon], canon);
 		if (r == STEP_CONFLICT && other == NO_PARENT)
 			r = STEP_UNKNOWN;
 		else if (proof_keep(d, q, r, other, m))
