@@ -43,7 +43,7 @@ struct btf_base {
 	const void *data; /* the raw BTF: header, types, strings */
 	size_t size;
 	const uint8_t *types; /* its type section, in the host's byte order */
-	const uint32_t *offs; /* [id]: type id's record offset in .types, 0 < id < type_cnt */
+	struct btf_check_ids ids; /* [id]: type id's record offset in .types, and kind */
 	const char *strs; /* its string section */
 	uint32_t str_len, type_cnt;
 	/*
@@ -62,10 +62,10 @@ struct btf_base {
 	void *buf;
 };
 
-/* the slot of the string at @off, of hash @h */
-static uint32_t slot_of(const struct btf_base *b, uint32_t off, uint32_t h)
+/* the slot of the string at @off, of hash @h, where the offsets take @off_mask */
+static uint32_t slot_of(uint32_t off_mask, uint32_t off, uint32_t h)
 {
-	return (off + 1) | (h & ~b->off_mask);
+	return (off + 1) | (h & ~off_mask);
 }
 
 /* whether @slot holds the string @s, of hash @h */
@@ -73,6 +73,16 @@ static bool slot_holds(const struct btf_base *b, uint32_t slot, const char *s, u
 {
 	return !((slot ^ h) & ~b->off_mask) && !strcmp(b->strs + (slot & b->off_mask) - 1, s);
 }
+
+/*
+ * The index being filled: its slots and masks in locals of their own,
+ * which the stores to the slots cannot change as they could a struct
+ * btf_base's (a vmlinux has some 10^5 strings)
+ */
+struct str_index {
+	uint32_t *slots;
+	uint32_t mask, off_mask;
+};
 
 /* a string found, filed once the slots of the STRS_AHEAD after it are fetched */
 struct str_ahead {
@@ -82,75 +92,79 @@ struct str_ahead {
 #define STRS_AHEAD 8
 
 /* the string at @off, of hash @h, in the first free slot from its own */
-static void str_file(struct btf_base *b, struct str_ahead a)
+static void str_file(struct str_index x, struct str_ahead a)
 {
 	uint32_t i;
 
-	for (i = a.h & b->mask; b->slots[i]; i = (i + 1) & b->mask)
+	for (i = a.h & x.mask; x.slots[i]; i = (i + 1) & x.mask)
 		;
-	b->slots[i] = slot_of(b, a.off, a.h);
+	x.slots[i] = slot_of(x.off_mask, a.off, a.h);
 }
 
 /*
- * The string at @off, @len bytes, found: hashed, its first slot fetched,
- * and the one found STRS_AHEAD before it filed. -EAGAIN where the slots
- * would be over half full.
+ * Every string of @strs (@len bytes, ending with a NUL) in @x's slots, each
+ * hashed where it is found, its first slot fetched, and filed STRS_AHEAD
+ * strings later (the slots are read at random, each fetched meanwhile).
+ * -EAGAIN where the slots would be over half full.
  */
-static int str_found(struct btf_base *b, struct str_ahead *ahead, uint32_t *n, uint32_t off,
-		     uint32_t len)
+static int strs_file(struct str_index x, const char *strs, uint32_t len)
 {
-	struct str_ahead *a = &ahead[*n % STRS_AHEAD];
+	struct str_ahead ahead[STRS_AHEAD];
+	uint32_t n = 0, off, slen, k, max = (x.mask + 1) / 2;
 
-	if (!len) /* ("" is 0, found without the index) */
-		return 0;
-	if (*n >= STRS_AHEAD)
-		str_file(b, *a);
-	a->off = off;
-	a->h = d2b_mem_hash(b->strs + off, len);
-	__builtin_prefetch(&b->slots[a->h & b->mask]);
-	return ++*n * 2ull > b->mask + 1ull ? -EAGAIN : 0;
+	for (off = 0; off < len; off += slen + 1) {
+		struct str_ahead *a = &ahead[n % STRS_AHEAD];
+
+		slen = (uint32_t)strlen(strs + off);
+		if (!slen) /* ("" is 0, found without the index) */
+			continue;
+		if (n >= STRS_AHEAD)
+			str_file(x, *a);
+		if (++n > max)
+			return -EAGAIN;
+		a->off = off;
+		a->h = d2b_mem_hash(strs + off, slen);
+		__builtin_prefetch(&x.slots[a->h & x.mask]);
+	}
+	for (k = n > STRS_AHEAD ? n - STRS_AHEAD : 0; k < n; k++)
+		str_file(x, ahead[k % STRS_AHEAD]);
+	return 0;
 }
 
 /*
  * Every string of the section in the slots, by hash: each in the first free
  * slot from its own, filed in the section's order, so that of two copies of
  * a string a look-up meets the first first, as libbpf's index keeps it.
- * Each string is hashed where it is found and filed STRS_AHEAD strings
- * later (the slots are read at random, each fetched meanwhile). Sized for
- * as many strings as types (a vmlinux has about as many), and doubled, from
- * the start, where there are more.
+ * Sized for twice as many strings as types, a quarter full where there are
+ * as many (a vmlinux has about as many: 2 MiB, one huge page, for 7.2's
+ * 119,000), so that a probe seldom reads a second slot; doubled, from the
+ * start, where over half would be full.
  */
 static int strs_index(struct btf_base *b)
 {
-	struct str_ahead ahead[STRS_AHEAD];
-	uint32_t slots = 1024, n, off, len, k;
+	uint32_t slots = 1024;
 	int err;
 
 	b->off_mask = b->str_len < 0xffffff ? 0xffffff : 0xffffffff;
-	while (slots < 2ull * b->type_cnt)
+	while (slots < 4ull * b->type_cnt)
 		slots *= 2;
-again:
-	if (b->slots)
+	for (;;) {
+		/* (zeroed, in a huge page where there is one: btf_base__new's largest array) */
+		b->slots = d2b_map_array(slots * sizeof(*b->slots), &b->slots_size);
+		if (!b->slots)
+			return -ENOMEM;
+		b->mask = slots - 1;
+		/* (the section ends with a NUL: btf_check) */
+		err = strs_file((struct str_index){ b->slots, b->mask, b->off_mask }, b->strs,
+				b->str_len);
+		if (err != -EAGAIN)
+			return err;
 		munmap(b->slots, b->slots_size);
-	/* (zeroed, in a huge page where there is one: btf_base__new's largest array) */
-	b->slots = d2b_map_array(slots * sizeof(*b->slots), &b->slots_size);
-	if (!b->slots)
-		return -ENOMEM;
-	b->mask = slots - 1;
-	/* (the section ends with a NUL: btf_check) */
-	for (n = off = 0, err = 0; !err && off < b->str_len; off += len + 1) {
-		len = (uint32_t)strlen(b->strs + off);
-		err = str_found(b, ahead, &n, off, len);
-	}
-	if (err) {
+		b->slots = NULL;
 		if (slots > UINT32_MAX / 2)
 			return -ENOMEM;
 		slots *= 2;
-		goto again;
 	}
-	for (k = n > STRS_AHEAD ? n - STRS_AHEAD : 0; k < n; k++)
-		str_file(b, ahead[k % STRS_AHEAD]);
-	return 0;
 }
 
 /*
@@ -187,7 +201,6 @@ static int sections_read(struct btf_base *b)
 struct btf_base *btf_base__new(const void *data, size_t size, char *why, size_t why_size, int *err)
 {
 	struct btf_base *b = calloc(1, sizeof(*b));
-	uint32_t *offs = NULL, nr = 0;
 
 	*err = -ENOMEM;
 	if (!b)
@@ -195,9 +208,8 @@ struct btf_base *btf_base__new(const void *data, size_t size, char *why, size_t 
 	b->fd = -1;
 	b->data = data;
 	b->size = size;
-	*err = btf_check__raw(data, size, &offs, &nr, why, why_size);
-	b->offs = offs;
-	b->type_cnt = nr + 1;
+	*err = btf_check__raw(data, size, &b->ids, why, why_size);
+	b->type_cnt = b->ids.nr + 1;
 	if (!*err)
 		*err = sections_read(b);
 	if (!*err)
@@ -316,7 +328,7 @@ void btf_base__free(struct btf_base *b)
 		return;
 	btf__free(b->btf);
 	free(b->types_copy);
-	free((void *)b->offs);
+	btf_check_ids__free(&b->ids);
 	if (b->slots)
 		munmap(b->slots, b->slots_size);
 	elf_end(b->elf);
@@ -355,7 +367,22 @@ int btf_base__find_str(const struct btf_base *b, const char *s)
 
 const struct btf_type *btf_base__type(const struct btf_base *b, uint32_t id)
 {
-	return (const struct btf_type *)(b->types + b->offs[id]);
+	return (const struct btf_type *)(b->types + b->ids.offs[id]);
+}
+
+void btf_base__types(const struct btf_base *b, const struct btf_type **types)
+{
+	const uint32_t *offs = b->ids.offs;
+	const uint8_t *at = b->types;
+	uint32_t id, n = b->type_cnt;
+
+	for (id = 1; id < n; id++)
+		types[id] = (const struct btf_type *)(at + offs[id]);
+}
+
+const uint8_t *btf_base__kinds(const struct btf_base *b)
+{
+	return b->ids.kinds;
 }
 
 const char *btf_base__str(const struct btf_base *b, uint32_t off)

@@ -34,6 +34,10 @@ int btf_base__find_str(const struct btf_base *b, const char *s);
 /* the base's type @id (0 < id < its type count) and string at @off (within its section) */
 const struct btf_type *btf_base__type(const struct btf_base *b, uint32_t id);
 const char *btf_base__str(const struct btf_base *b, uint32_t off);
+/* @types[id] = the base's type @id, for 0 < id < its type count */
+void btf_base__types(const struct btf_base *b, const struct btf_type **types);
+/* the kinds of the base's types by id, 0 <= id < its type count ([0], void's, 0) */
+const uint8_t *btf_base__kinds(const struct btf_base *b);
 /* the base's type count (btf__type_cnt) and string section size */
 uint32_t btf_base__type_cnt(const struct btf_base *b);
 uint32_t btf_base__str_len(const struct btf_base *b);

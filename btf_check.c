@@ -42,8 +42,10 @@
 #include <string.h>
 
 #include <linux/btf.h>
+#include <sys/mman.h>
 
 #include "btf_check.h"
+#include "d2b_util.h"
 
 struct check {
 	const uint8_t *types; /* the type section */
@@ -53,6 +55,7 @@ struct check {
 	uint32_t nr; /* types, not counting void */
 	uint32_t *off; /* [id]: record offset in the type section, id >= 1 */
 	uint8_t *kind; /* [id]: its kind, id >= 1 */
+	uint8_t *state; /* [id]: check_loops' state, 0 at first */
 	char *why;
 	size_t why_size;
 };
@@ -316,28 +319,30 @@ static uint32_t chain_next(const struct check *c, uint32_t id)
 /* no loop among reference types: each chain walked once (state 2: ends) */
 static int check_loops(struct check *c)
 {
-	uint8_t *state = calloc(c->nr + 1, 1);
+	uint8_t *state = c->state;
 	uint32_t id, cur, back;
 
-	if (!state)
-		return -ENOMEM;
 	for (id = 1; id <= c->nr; id++) {
 		if (!(CHAIN_KINDS >> c->kind[id] & 1)) /* (a chain's end, where one is) */
 			continue;
 		for (cur = id; cur && !state[cur]; cur = chain_next(c, cur))
 			state[cur] = 1;
-		if (cur && state[cur] == 1) {
-			free(state);
+		if (cur && state[cur] == 1)
 			return fail(c, cur, "a loop of reference types");
-		}
 		for (back = id; back && state[back] == 1; back = chain_next(c, back))
 			state[back] = 2;
 	}
-	free(state);
 	return 0;
 }
 
-int btf_check__raw(const void *data, size_t size, uint32_t **offs, uint32_t *nr, char *why,
+void btf_check_ids__free(struct btf_check_ids *ids)
+{
+	if (ids->map)
+		munmap(ids->map, ids->map_size);
+	*ids = (struct btf_check_ids){ 0 };
+}
+
+int btf_check__raw(const void *data, size_t size, struct btf_check_ids *ids, char *why,
 		   size_t why_size)
 {
 	const uint8_t *d = data;
@@ -346,6 +351,7 @@ int btf_check__raw(const void *data, size_t size, uint32_t **offs, uint32_t *nr,
 	uint16_t magic = 0;
 	int err = 0;
 
+	*ids = (struct btf_check_ids){ 0 };
 	why[0] = 0;
 	/* -ENOMSG: not even the magic, so no BTF at all */
 	memcpy(&magic, d, size < 2 ? 0 : 2);
@@ -379,16 +385,18 @@ int btf_check__raw(const void *data, size_t size, uint32_t **offs, uint32_t *nr,
 	c.strs_len = str_len;
 	if (!str_len || c.strs[0] || c.strs[str_len - 1])
 		return fail(&c, 0, "the string section does not start and end with NUL");
-	/* (as many records as fit, at most; each failure breaks out, to free them) */
+	/*
+	 * Offsets, kinds and loop states of as many records as fit, at most,
+	 * in one zeroed mapping (the pages past the last id's untouched; each
+	 * failure breaks out, to unmap it)
+	 */
 	cap = type_len / 12 + 2;
-	c.off = malloc((size_t)cap * sizeof(*c.off));
-	c.kind = malloc(cap);
-	if (!c.off || !c.kind) {
-		free(c.off);
-		free(c.kind);
+	ids->map = d2b_map_array((size_t)cap * (sizeof(*c.off) + 2), &ids->map_size);
+	if (!ids->map)
 		return -ENOMEM;
-	}
-	c.kind[0] = BTF_KIND_UNKN;
+	c.off = ids->map;
+	c.kind = (uint8_t *)(c.off + cap);
+	c.state = c.kind + cap;
 	for (pos = 0; pos < type_len;) {
 		uint32_t info, kind;
 		int64_t extra;
@@ -417,12 +425,12 @@ int btf_check__raw(const void *data, size_t size, uint32_t **offs, uint32_t *nr,
 		err = c.swap ? check_type(&c, pos, true) : check_type(&c, pos, false);
 	if (!err)
 		err = check_loops(&c);
-	free(c.kind);
 	if (err) {
-		free(c.off);
+		btf_check_ids__free(ids);
 		return err;
 	}
-	*offs = c.off;
-	*nr = c.nr;
+	ids->offs = c.off;
+	ids->kinds = c.kind;
+	ids->nr = c.nr;
 	return 0;
 }

@@ -92,10 +92,10 @@ static int base_file(struct dedup *d, uint32_t group)
 	uint32_t id;
 	uint64_t h;
 
-	for (id = b->head ? b->head[group & b->mask] : 0; id; id = b->next[id]) {
+	for (id = b->head ? b->head[group & b->mask] : 0; id; id = b->links[id].next) {
 		const struct btf_type *t = d->types[id];
 
-		if (b->group[id] != group)
+		if (b->links[id].group != group)
 			continue;
 		if (b->filed[id / 8] & 1u << id % 8) /* (the group's first: all were) */
 			return 0;
@@ -155,7 +155,10 @@ static int map_type(struct dedup *d, uint32_t id, uint32_t new_id, uint64_t key,
 static int dedup_prep(struct dedup *d)
 {
 	struct dedup_base *b = &d->base;
-	uint32_t id, nr = d->start_id - 1;
+	uint32_t id, nr = d->start_id - 1, *head = b->head;
+	struct dedup_base_link *links = b->links;
+	struct btf_type *const *types = d->types;
+	const uint8_t *kinds = d->kinds;
 
 	if (!nr)
 		return 0;
@@ -163,14 +166,14 @@ static int dedup_prep(struct dedup *d)
 	for (id = d->start_id - 1; id; id--) {
 		uint32_t bucket;
 
-		if (d->kinds[id] == BTF_KIND_VAR || d->kinds[id] == BTF_KIND_DATASEC) {
+		if (kinds[id] == BTF_KIND_VAR || kinds[id] == BTF_KIND_DATASEC) {
 			b->unfiled[b->nr_unfiled++] = id;
 			continue;
 		}
-		b->group[id] = dedup_compare__group(d->types[id]);
-		bucket = b->group[id] & b->mask;
-		b->next[id] = b->head[bucket];
-		b->head[bucket] = id;
+		links[id].group = dedup_compare__group(types[id]);
+		bucket = links[id].group & b->mask;
+		links[id].next = head[bucket];
+		head[bucket] = id;
 	}
 	for (id = 0; id < b->nr_unfiled / 2; id++) {
 		uint32_t x = b->unfiled[id];
@@ -455,14 +458,22 @@ static int dedup_run(struct dedup *d)
 	return err;
 }
 
+/* map[id] = id for @from <= id < @to: the base's ids, a vmlinux's 10^5 of them */
+static void map_identity(uint32_t *map, uint32_t from, uint32_t to)
+{
+	uint32_t id;
+
+	for (id = from; id < to; id++)
+		map[id] = id;
+}
+
 /* the canonical types, in id order, remapped: @d's hypot_map becomes the id map */
 static int dedup_compact(struct dedup *d, uint8_t *out, uint32_t *len)
 {
 	uint32_t id, next = d->start_id, size, pos = 0;
 	int err;
 
-	for (id = 0; id < d->start_id; id++)
-		d->hypot_map[id] = id;
+	map_identity(d->hypot_map, 0, d->start_id);
 	for (id = d->start_id; id < d->nr; id++)
 		d->hypot_map[id] = d->map[id] == id ? next++ : UNPROCESSED;
 	for (id = d->start_id; id < d->nr; id++) {
@@ -499,7 +510,7 @@ static int arena_new(struct dedup *d)
 	size_t at = 0, size;
 	int i;
 
-	while (buckets < nr_base / 2)
+	while (buckets < nr_base)
 		buckets *= 2;
 	/* (twice: the sizes, then the arrays) */
 	for (i = 0; i < 2; i++) {
@@ -511,8 +522,7 @@ static int arena_new(struct dedup *d)
 		if (nr_base) {
 			d->base.head = arena_take(d, &at, buckets * sizeof(*d->base.head));
 			d->base.filed = arena_take(d, &at, d->start_id / 8 + 1);
-			d->base.next = arena_take(d, &at, d->start_id * sizeof(*d->base.next));
-			d->base.group = arena_take(d, &at, d->start_id * sizeof(*d->base.group));
+			d->base.links = arena_take(d, &at, d->start_id * sizeof(*d->base.links));
 			d->base.unfiled =
 				arena_take(d, &at, d->start_id * sizeof(*d->base.unfiled));
 			d->base.mask = buckets - 1;
@@ -540,23 +550,24 @@ static int dedup_new(struct dedup *d, const struct btf_base *base, void *types, 
 	if (arena_new(d))
 		return -ENOMEM;
 	d->types[0] = &void_type;
-	for (id = 1; id < d->start_id; id++)
-		d->types[id] = (struct btf_type *)btf_base__type(base, id);
+	if (base)
+		btf_base__types(base, (const struct btf_type **)d->types);
 	for (id = d->start_id, pos = 0; id < d->nr; id++) {
 		d->types[id] = (struct btf_type *)((uint8_t *)types + pos);
 		pos += btf_raw__record_size(d->types[id]);
 	}
-	d->map[0] = 0;
-	d->kinds[0] = BTF_KIND_UNKN;
-	for (id = 1; id < d->nr; id++) {
+	/* (the base's types canonical from the start; their kinds as btf_check found them) */
+	if (base)
+		memcpy(d->kinds, btf_base__kinds(base), d->start_id);
+	map_identity(d->map, 0, d->start_id);
+	for (id = d->start_id; id < d->nr; id++) {
 		d->kinds[id] = (uint8_t)btf_kind(d->types[id]);
-		/* (the base's types canonical from the start) */
 		d->map[id] = UNPROCESSED;
-		if (id < d->start_id || btf_is_var(d->types[id]) || btf_is_datasec(d->types[id]))
+		if (btf_is_var(d->types[id]) || btf_is_datasec(d->types[id]))
 			d->map[id] = id;
-		d->hypot_map[id] = UNPROCESSED;
 	}
-	d->hypot_map[0] = UNPROCESSED;
+	_Static_assert(UNPROCESSED == UINT32_MAX, "UNPROCESSED: every bit set, as memset sets it");
+	memset(d->hypot_map, 0xff, d->nr * sizeof(*d->hypot_map));
 	return 0;
 }
 

@@ -27,18 +27,24 @@ struct dedup_fail;
 #define UNPROCESSED UINT32_MAX
 #define IN_PROGRESS (UINT32_MAX - 1)
 
+/* a base type's place in its bucket's chain: the next id in it, and its group */
+struct dedup_base_link {
+	uint32_t next, group;
+};
+
 /*
  * The base's types by group (dedup_compare__group), each group filed in
  * the candidate table only when a type of the group looks for candidates:
  * a small module looks at few of a vmlinux's groups. head[group & mask]
- * and next[id] chain a bucket's ids in id order, group[id] is each one's
- * group, and a bit in filed, by id, says it is filed (and so is the rest
- * of its group). unfiled: the base's VAR and DATASEC ids, in order, which
+ * and links[id].next chain a bucket's ids in id order, links[id].group is
+ * each one's group (one read per id a chain walks), and a bit in filed, by
+ * id, says it is filed (and so is the rest of its group). unfiled: the base's VAR and DATASEC ids, in order, which
  * libbpf does not file (an entry's place in libbpf's order counts the
  * others).
  */
 struct dedup_base {
-	uint32_t *head, *next, *group, *unfiled;
+	uint32_t *head, *unfiled;
+	struct dedup_base_link *links; /* by id */
 	uint8_t *filed;
 	uint32_t mask, nr_unfiled;
 };

@@ -232,25 +232,16 @@ bool dedup_compare__equiv_prim(const struct btf_type *a, const struct btf_type *
 	}
 }
 
-uint32_t dedup_compare__group(const struct btf_type *t)
+uint32_t dedup_compare__group_unnamed(const struct btf_type *t, uint32_t kind)
 {
-	uint32_t kind = btf_kind(t) == BTF_KIND_ENUM64 ? BTF_KIND_ENUM : btf_kind(t);
-	uint64_t x;
+	uint64_t x = hash_combine((uint64_t)t->info << 32 | t->size, kind);
 
-	if (t->name_off || kind == BTF_KIND_ENUM || kind == BTF_KIND_TYPEDEF) {
-		x = (uint64_t)t->name_off << 5 | kind;
-	} else {
-		x = hash_combine((uint64_t)t->info << 32 | t->size, kind);
-		/* (an array's element and length, a prototype's or a struct's first entry) */
-		if (kind == BTF_KIND_ARRAY)
-			x = hash_combine(hash_combine(x, btf_array(t)->type), btf_array(t)->nelems);
-		else if (kind == BTF_KIND_FUNC_PROTO && btf_vlen(t))
-			x = hash_combine(hash_combine(x, btf_params(t)->type),
-					 btf_params(t)->name_off);
-		else if (btf_is_composite(t) && btf_vlen(t))
-			x = hash_combine(hash_combine(x, btf_members(t)->name_off),
-					 btf_members(t)->offset);
-	}
-	x *= 0x9e3779b97f4a7c15ull;
-	return (uint32_t)(x >> 32);
+	/* (an array's element and length, a prototype's or a struct's first entry) */
+	if (kind == BTF_KIND_ARRAY)
+		x = hash_combine(hash_combine(x, btf_array(t)->type), btf_array(t)->nelems);
+	else if (kind == BTF_KIND_FUNC_PROTO && btf_vlen(t))
+		x = hash_combine(hash_combine(x, btf_params(t)->type), btf_params(t)->name_off);
+	else if (btf_is_composite(t) && btf_vlen(t))
+		x = hash_combine(hash_combine(x, btf_members(t)->name_off), btf_members(t)->offset);
+	return dedup_compare__group_of(x);
 }
