@@ -352,17 +352,21 @@ struct btf *btf_base__btf(struct btf_base *b, int *err)
 	return b->btf;
 }
 
-int btf_base__find_str(const struct btf_base *b, const char *s)
+int btf_base__find_str_hashed(const struct btf_base *b, const char *s, uint32_t h)
 {
-	uint32_t len, i, h;
+	uint32_t i;
 
-	if (!*s)
-		return 0;
-	h = d2b_str_hash(s, &len);
 	for (i = h & b->mask; b->slots[i]; i = (i + 1) & b->mask)
 		if (slot_holds(b, b->slots[i], s, h))
 			return (int)((b->slots[i] & b->off_mask) - 1);
 	return -ENOENT;
+}
+
+int btf_base__find_str(const struct btf_base *b, const char *s)
+{
+	uint32_t len;
+
+	return *s ? btf_base__find_str_hashed(b, s, d2b_str_hash(s, &len)) : 0;
 }
 
 const struct btf_type *btf_base__type(const struct btf_base *b, uint32_t id)

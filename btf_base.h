@@ -31,6 +31,8 @@ void btf_base__free(struct btf_base *b);
 struct btf *btf_base__btf(struct btf_base *b, int *err);
 /* the offset of string @s in the base (its first copy), or -ENOENT */
 int btf_base__find_str(const struct btf_base *b, const char *s);
+/* the same for a non-empty @s whose d2b_str_hash is @h, hashed already */
+int btf_base__find_str_hashed(const struct btf_base *b, const char *s, uint32_t h);
 /* the base's type @id (0 < id < its type count) and string at @off (within its section) */
 const struct btf_type *btf_base__type(const struct btf_base *b, uint32_t id);
 const char *btf_base__str(const struct btf_base *b, uint32_t off);

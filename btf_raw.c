@@ -205,7 +205,7 @@ int btf_raw__add_str(struct btf_raw *r, const char *s)
 		return (int)(r->str_start + slot->off1 - 1);
 	/* what this BTF does not hold, libbpf looks up in the base first */
 	if (r->bb) {
-		off = btf_base__find_str(r->bb, s);
+		off = btf_base__find_str_hashed(r->bb, s, hash);
 		if (off != -ENOENT)
 			return off;
 	}
