@@ -458,12 +458,12 @@ static int dedup_run(struct dedup *d)
 	return err;
 }
 
-/* map[id] = id for @from <= id < @to: the base's ids, a vmlinux's 10^5 of them */
-static void map_identity(uint32_t *map, uint32_t from, uint32_t to)
+/* map[id] = id for id < @n: the base's ids, a vmlinux's 10^5 of them */
+static void map_identity(uint32_t *map, uint32_t n)
 {
 	uint32_t id;
 
-	for (id = from; id < to; id++)
+	for (id = 0; id < n; id++)
 		map[id] = id;
 }
 
@@ -473,7 +473,7 @@ static int dedup_compact(struct dedup *d, uint8_t *out, uint32_t *len)
 	uint32_t id, next = d->start_id, size, pos = 0;
 	int err;
 
-	map_identity(d->hypot_map, 0, d->start_id);
+	map_identity(d->hypot_map, d->start_id);
 	for (id = d->start_id; id < d->nr; id++)
 		d->hypot_map[id] = d->map[id] == id ? next++ : UNPROCESSED;
 	for (id = d->start_id; id < d->nr; id++) {
@@ -559,7 +559,7 @@ static int dedup_new(struct dedup *d, const struct btf_base *base, void *types, 
 	/* (the base's types canonical from the start; their kinds as btf_check found them) */
 	if (base)
 		memcpy(d->kinds, btf_base__kinds(base), d->start_id);
-	map_identity(d->map, 0, d->start_id);
+	map_identity(d->map, d->start_id);
 	for (id = d->start_id; id < d->nr; id++) {
 		d->kinds[id] = (uint8_t)btf_kind(d->types[id]);
 		d->map[id] = UNPROCESSED;

@@ -38,9 +38,9 @@ struct dedup_base_link {
  * a small module looks at few of a vmlinux's groups. head[group & mask]
  * and links[id].next chain a bucket's ids in id order, links[id].group is
  * each one's group (one read per id a chain walks), and a bit in filed, by
- * id, says it is filed (and so is the rest of its group). unfiled: the base's VAR and DATASEC ids, in order, which
- * libbpf does not file (an entry's place in libbpf's order counts the
- * others).
+ * id, says it is filed (and so is the rest of its group). unfiled: the
+ * base's VAR and DATASEC ids, in order, which libbpf does not file (an
+ * entry's place in libbpf's order counts the others).
  */
 struct dedup_base {
 	uint32_t *head, *unfiled;

@@ -411,12 +411,14 @@ int dedup__fails_fast(struct dedup *d, uint32_t cand_id, uint32_t canon_id)
 		r = step(d, q);
 	if (r == STEP_CONFLICT || r == STEP_MARKED) {
 		const struct fail_queued *e = &f->queue[--q];
-		uint32_t canon = dedup__resolve_fwd_id(d, e->canon);
+		uint32_t canon;
 
-		if (r == STEP_MARKED)
+		if (r == STEP_MARKED) {
 			m = f->marks[e->cand - d->start_id];
-		else
+		} else {
+			canon = dedup__resolve_fwd_id(d, e->canon);
 			other = paired_at(d, q, d->hypot_map[canon], canon);
+		}
 		if (r == STEP_CONFLICT && other == NO_PARENT)
 			r = STEP_UNKNOWN;
 		else if (proof_keep(d, q, r, other, m))
