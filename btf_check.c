@@ -167,6 +167,32 @@ static D2B_INLINE int check_type_ref(struct check *c, uint32_t id, uint32_t ref,
 	return ref_fail(c, id, ref, what);
 }
 
+/* the kinds whose records a walk follows to the type they refer to */
+#define CHAIN_KINDS                                                                 \
+	(1u << BTF_KIND_PTR | 1u << BTF_KIND_TYPEDEF | 1u << BTF_KIND_VOLATILE |    \
+	 1u << BTF_KIND_CONST | 1u << BTF_KIND_RESTRICT | 1u << BTF_KIND_TYPE_TAG | \
+	 1u << BTF_KIND_ARRAY)
+
+/* check_loops' states of an id, in c->state */
+#define LOOP_ON_WALK 1u /* on the walk under way */
+#define LOOP_ENDS 2u /* its chain ends */
+#define LOOP_WALK_FROM 4u /* a walk starts here */
+
+/*
+ * The reference a chain of reference types follows, from @id of a kind
+ * in CHAIN_KINDS: a type of data. Along a loop the ids cannot fall at
+ * every step, so a loop has a step from an id to one no lower, both of
+ * CHAIN_KINDS; check_loops walks from each id with such a step.
+ */
+static D2B_INLINE int check_chain_ref(struct check *c, uint32_t id, uint32_t ref, const char *what)
+{
+	int err = check_type_ref(c, id, ref, what);
+
+	if (!err && ref >= id && CHAIN_KINDS >> c->kind[ref] & 1)
+		c->state[id] = LOOP_WALK_FROM;
+	return err;
+}
+
 /* INT @t, type @id: its size and its encoding word */
 static D2B_INLINE int check_int(struct check *c, uint32_t id, const uint8_t *t, bool swap)
 {
@@ -224,17 +250,17 @@ static D2B_INLINE int check_type(struct check *c, uint32_t id, bool swap)
 	case BTF_KIND_RESTRICT:
 		if (vlen || kflag || name)
 			return fail(c, id, "%s with vlen, kflag or a name", kind_name(kind));
-		return check_type_ref(c, id, sz, kind_name(kind));
+		return check_chain_ref(c, id, sz, kind_name(kind));
 	case BTF_KIND_TYPEDEF:
 	case BTF_KIND_TYPE_TAG: /* (kflag: an attribute, newer libbpf) */
 		if (vlen || (kflag && kind == BTF_KIND_TYPEDEF))
 			return fail(c, id, "%s with vlen or kflag", kind_name(kind));
 		err = check_name(c, id, name, true, kind_name(kind));
-		return err ? err : check_type_ref(c, id, sz, kind_name(kind));
+		return err ? err : check_chain_ref(c, id, sz, kind_name(kind));
 	case BTF_KIND_ARRAY:
 		if (vlen || kflag || name || sz)
 			return fail(c, id, "ARRAY with vlen, kflag, name or size");
-		err = check_type_ref(c, id, get32(swap, v), "ARRAY element");
+		err = check_chain_ref(c, id, get32(swap, v), "ARRAY element");
 		return err ? err : check_type_ref(c, id, get32(swap, v + 4), "ARRAY index");
 	case BTF_KIND_STRUCT:
 	case BTF_KIND_UNION:
@@ -300,12 +326,6 @@ static D2B_INLINE int check_type(struct check *c, uint32_t id, bool swap)
 	}
 }
 
-/* the kinds whose records a walk follows to the type they refer to */
-#define CHAIN_KINDS                                                                 \
-	(1u << BTF_KIND_PTR | 1u << BTF_KIND_TYPEDEF | 1u << BTF_KIND_VOLATILE |    \
-	 1u << BTF_KIND_CONST | 1u << BTF_KIND_RESTRICT | 1u << BTF_KIND_TYPE_TAG | \
-	 1u << BTF_KIND_ARRAY)
-
 /* the target of a reference type that a walk follows, or 0 */
 static uint32_t chain_next(const struct check *c, uint32_t id)
 {
@@ -316,21 +336,42 @@ static uint32_t chain_next(const struct check *c, uint32_t id)
 	return get32(c->swap, c->kind[id] == BTF_KIND_ARRAY ? t + 12 : t + 8);
 }
 
-/* no loop among reference types: each chain walked once (state 2: ends) */
-static int check_loops(struct check *c)
+/* the walk from @id: each id it meets LOOP_ENDS, or the loop it runs into */
+static int walk_from(struct check *c, uint32_t id)
 {
 	uint8_t *state = c->state;
-	uint32_t id, cur, back;
+	uint32_t cur, back;
 
-	for (id = 1; id <= c->nr; id++) {
-		if (!(CHAIN_KINDS >> c->kind[id] & 1)) /* (a chain's end, where one is) */
+	for (cur = id; cur && !(state[cur] & (LOOP_ON_WALK | LOOP_ENDS)); cur = chain_next(c, cur))
+		state[cur] |= LOOP_ON_WALK;
+	if (cur && state[cur] & LOOP_ON_WALK)
+		return fail(c, cur, "a loop of reference types");
+	for (back = id; back && state[back] & LOOP_ON_WALK; back = chain_next(c, back))
+		state[back] ^= LOOP_ON_WALK | LOOP_ENDS;
+	return 0;
+}
+
+/*
+ * No loop among reference types: a walk from each id check_chain_ref
+ * marked LOOP_WALK_FROM, each chain walked once (LOOP_ENDS: it ends).
+ * Every loop has such an id, so a loop is found where there is one. The
+ * states are read eight at a time (c->state has eight past the last id's):
+ * one id in some 60 starts a walk.
+ */
+static int check_loops(struct check *c)
+{
+	const uint64_t from8 = 0x0101010101010101ull * LOOP_WALK_FROM;
+	uint32_t id, k;
+	uint64_t w;
+	int err;
+
+	for (id = 0; id <= c->nr; id += 8) {
+		memcpy(&w, c->state + id, 8);
+		if (!(w & from8))
 			continue;
-		for (cur = id; cur && !state[cur]; cur = chain_next(c, cur))
-			state[cur] = 1;
-		if (cur && state[cur] == 1)
-			return fail(c, cur, "a loop of reference types");
-		for (back = id; back && state[back] == 1; back = chain_next(c, back))
-			state[back] = 2;
+		for (k = id; k < id + 8 && k <= c->nr; k++)
+			if (c->state[k] & LOOP_WALK_FROM && (err = walk_from(c, k)))
+				return err;
 	}
 	return 0;
 }
@@ -386,12 +427,12 @@ int btf_check__raw(const void *data, size_t size, struct btf_check_ids *ids, cha
 	if (!str_len || c.strs[0] || c.strs[str_len - 1])
 		return fail(&c, 0, "the string section does not start and end with NUL");
 	/*
-	 * Offsets, kinds and loop states of as many records as fit, at most,
-	 * in one zeroed mapping (the pages past the last id's untouched; each
-	 * failure breaks out, to unmap it)
+	 * Offsets, kinds and loop states (eight more) of as many records as
+	 * fit, at most, in one zeroed mapping (the pages past the last id's
+	 * untouched; each failure breaks out, to unmap it)
 	 */
 	cap = type_len / 12 + 2;
-	ids->map = d2b_map_array((size_t)cap * (sizeof(*c.off) + 2), &ids->map_size);
+	ids->map = d2b_map_array((size_t)cap * (sizeof(*c.off) + 2) + 8, &ids->map_size);
 	if (!ids->map)
 		return -ENOMEM;
 	c.off = ids->map;

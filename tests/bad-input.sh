@@ -113,6 +113,13 @@ def main():
             why = check_btf(p)
             if why: print('%s: %s' % (p, why))
         return
+    if op == 'btf-refs':           # btf-refs OUT KIND:REF...: raw BTF of those unnamed types, ids from 1
+        kinds = {'ptr': 2, 'volatile': 9, 'const': 10}
+        ts = b''.join(struct.pack('<III', 0, kinds[k] << 24, int(r))
+                      for k, r in (x.split(':') for x in a[1:]))
+        open(a[0], 'wb').write(struct.pack('<HBBIIIII', 0xeb9f, 1, 0, 24, 0, len(ts), len(ts), 1)
+                               + ts + b'\0')
+        return
     if op == 'zlib-zeros':         # zlib-zeros OUT SIZE: an Elf64_Chdr and SIZE zero bytes, deflated
         c = zlib.compressobj(9); n = int(a[1], 0); z = bytearray()
         for _ in range(n >> 20): z += c.compress(bytes(1 << 20))
@@ -1062,6 +1069,28 @@ for c in "ptr-oob:refers to type 1048575, past the last type" "name-oob:name off
 		"$(re "$work/c/base/elf-${c%%:*}"): invalid base BTF \(--btf_base\): .*${c#*:}" \
 		"$in" "" --btf_base="$work/c/base/elf-${c%%:*}"
 done
+
+# loops of reference types in a base, each with one step to an id no lower
+# (btf_check.c walks from such steps only), and a chain going up and down
+for c in "self:const:1" "two:ptr:2 ptr:1" "three:ptr:3 ptr:1 ptr:2" \
+	"past-one:ptr:0 ptr:3 volatile:4 const:2"; do
+	b=$work/c/base/loop-${c%%:*}.btf
+	# shellcheck disable=SC2086 # (one argument a type)
+	python3 "$tool" btf-refs "$b" ${c#*:}
+	in=$(mkcase "base-loop-${c%%:*}")
+	expect "--btf_base: loop ${c#*:}" error \
+		"$(re "$b"): invalid base BTF \(--btf_base\): type [0-9]+: a loop of reference types" \
+		"$in" "${in%/*}/out.btf" --btf_base="$b"
+done
+b=$work/c/base/chain.btf
+python3 "$tool" btf-refs "$b" ptr:3 const:0 volatile:2 ptr:1
+in=$(mkcase base-chain)
+if "$D2B" -J --btf_base="$b" --btf_encode_detached="${in%/*}/out.btf" "$in" 2>"${in%/*}/err" &&
+	[ -s "${in%/*}/out.btf" ]; then
+	tally_ok "--btf_base: a chain up and down, no loop"
+else
+	tally_fail "--btf_base: a chain up and down, no loop: $(head -1 "${in%/*}/err")"
+fi
 
 # ---------------------------------------------------------------------------
 # output faults
