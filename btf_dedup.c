@@ -459,7 +459,7 @@ static int64_t dedup_ref_type(struct dedup *d, uint32_t id)
 
 static int remap_id(const struct dedup *d, uint32_t *id)
 {
-	uint32_t new_id = d->hypot_map[resolve_id(d, *id)];
+	uint32_t new_id = d->id_map[resolve_id(d, *id)];
 
 	if (new_id > MAX_NR_TYPES)
 		return -EINVAL;
@@ -518,15 +518,15 @@ static void map_identity(uint32_t *map, uint32_t n)
 		map[id] = id;
 }
 
-/* the canonical types, in id order, remapped: @d's hypot_map becomes the id map */
+/* the canonical types, in id order, remapped: @d's hypot_map becomes id_map */
 static int dedup_compact(struct dedup *d, uint8_t *out, uint32_t *len)
 {
 	uint32_t id, next = d->start_id, size, pos = 0;
 	int err;
 
-	map_identity(d->hypot_map, d->start_id);
+	map_identity(d->id_map, d->start_id);
 	for (id = d->start_id; id < d->nr; id++)
-		d->hypot_map[id] = d->map[id] == id ? next++ : UNPROCESSED;
+		d->id_map[id] = d->map[id] == id ? next++ : UNPROCESSED;
 	for (id = d->start_id; id < d->nr; id++) {
 		if (d->map[id] != id)
 			continue;
@@ -617,8 +617,8 @@ static int dedup_new(struct dedup *d, const struct btf_base *base, void *types, 
 		if (btf_is_var(d->types[id]) || btf_is_datasec(d->types[id]))
 			d->map[id] = id;
 	}
-	_Static_assert(UNPROCESSED == UINT32_MAX, "UNPROCESSED: every bit set, as memset sets it");
-	memset(d->hypot_map, 0xff, d->nr * sizeof(*d->hypot_map));
+	/* (hypot_map: every id UNPROCESSED, as the arena is zeroed) */
+	_Static_assert(UNPROCESSED == UINT32_MAX, "UNPROCESSED: ~0");
 	return 0;
 }
 
@@ -658,7 +658,7 @@ int btf_dedup__records(void *types, uint32_t len, enum btf_dedup_libbpf release,
 		err = -ENOMEM;
 	/* (each id's canonical type, as the compaction numbered it) */
 	for (id = 0; !err && id < d.nr; id++)
-		(*ids)[id] = d.hypot_map[resolve_id(&d, id)];
+		(*ids)[id] = d.id_map[resolve_id(&d, id)];
 	if (err) {
 		free(*out);
 		*out = NULL;

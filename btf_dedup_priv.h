@@ -6,8 +6,10 @@
  * map[id]: UNPROCESSED, IN_PROGRESS (a reference type on the depth-first
  * walk) or the id @id was mapped to, which is itself mapped on until a
  * canonical type maps to itself (resolve_id). hypot_map and hypot_list:
- * the pairings of the is_equiv walk under way (dedup_equiv.c), and after
- * the last phase the compacted id of each canonical type.
+ * the pairings of the is_equiv walk under way (dedup_equiv.c), each held
+ * complemented (hypot_of, hypot_set), so that the zeroed arena starts with
+ * every id UNPROCESSED; after the last phase the same array, as id_map,
+ * holds the compacted id of each canonical type.
  */
 #ifndef BTF_DEDUP_PRIV_H
 #define BTF_DEDUP_PRIV_H
@@ -55,7 +57,11 @@ struct dedup {
 	struct btf_type **types; /* by id; the base's are only read */
 	uint8_t *kinds; /* by id: each type's kind, read without its record */
 	uint32_t nr, start_id;
-	uint32_t *map, *hypot_map, *hypot_list;
+	uint32_t *map, *hypot_list;
+	union {
+		uint32_t *hypot_map; /* ~ the type paired with each id (hypot_of) */
+		uint32_t *id_map; /* (once compacted) each id's new id */
+	};
 	size_t hypot_cnt, hypot_cap;
 	bool hypot_adjust_canon;
 	bool v170;
@@ -63,6 +69,18 @@ struct dedup {
 	struct cand_table table;
 	struct dedup_base base;
 };
+
+/* the type paired with @id on the walk under way, or UNPROCESSED */
+static inline uint32_t hypot_of(const struct dedup *d, uint32_t id)
+{
+	return ~d->hypot_map[id];
+}
+
+/* @id paired with @to (or UNPROCESSED: with none) */
+static inline void hypot_set(struct dedup *d, uint32_t id, uint32_t to)
+{
+	d->hypot_map[id] = ~to;
+}
 
 static inline bool is_mapped(const struct dedup *d, uint32_t id)
 {

@@ -138,7 +138,7 @@ int dedup__hypot_add(struct dedup *d, uint32_t from, uint32_t to)
 		d->hypot_cap = cap;
 	}
 	d->hypot_list[d->hypot_cnt++] = from;
-	d->hypot_map[from] = to;
+	hypot_set(d, from, to);
 	return 0;
 }
 
@@ -147,7 +147,7 @@ void dedup__hypot_clear(struct dedup *d)
 	size_t i;
 
 	for (i = 0; i < d->hypot_cnt; i++)
-		d->hypot_map[d->hypot_list[i]] = UNPROCESSED;
+		hypot_set(d, d->hypot_list[i], UNPROCESSED);
 	d->hypot_cnt = 0;
 	d->hypot_adjust_canon = false;
 }
@@ -208,7 +208,7 @@ bool dedup__members_may_be_equiv(const struct dedup *d, const struct btf_type *t
  */
 static int is_equiv_next(struct dedup *d, uint32_t cand_id, uint32_t canon_id)
 {
-	if (d->kinds[canon_id] != BTF_KIND_FWD && d->hypot_map[canon_id] == cand_id)
+	if (d->kinds[canon_id] != BTF_KIND_FWD && hypot_of(d, canon_id) == cand_id)
 		return 1;
 	return dedup__is_equiv(d, cand_id, canon_id);
 }
@@ -319,7 +319,7 @@ int dedup__is_equiv(struct dedup *d, uint32_t cand_id, uint32_t canon_id)
 	if (resolve_id(d, cand_id) == resolve_id(d, canon_id))
 		return 1;
 	canon_id = dedup__resolve_fwd_id(d, canon_id);
-	hypot = d->hypot_map[canon_id];
+	hypot = hypot_of(d, canon_id);
 	if (hypot <= MAX_NR_TYPES) {
 		if (hypot == cand_id)
 			return 1;
@@ -339,7 +339,7 @@ void dedup__merge_hypot(struct dedup *d)
 
 	for (i = 0; i < d->hypot_cnt; i++) {
 		uint32_t canon = d->hypot_list[i];
-		uint32_t t_id = resolve_id(d, d->hypot_map[canon]), c_id = resolve_id(d, canon);
+		uint32_t t_id = resolve_id(d, hypot_of(d, canon)), c_id = resolve_id(d, canon);
 		uint16_t t_kind = d->kinds[t_id], c_kind = d->kinds[c_id];
 
 		if (t_kind != BTF_KIND_FWD && c_kind == BTF_KIND_FWD)

@@ -289,7 +289,7 @@ static int step(struct dedup *d, uint32_t q)
 			return STEP_MARKED;
 	}
 	canon_id = dedup__resolve_fwd_id(d, canon_id);
-	hypot = d->hypot_map[canon_id];
+	hypot = hypot_of(d, canon_id);
 	if (hypot <= MAX_NR_TYPES)
 		return hypot == cand_id || dedup__identical(d, hypot, cand_id) ? STEP_ON
 									       : STEP_CONFLICT;
@@ -417,7 +417,7 @@ int dedup__fails_fast(struct dedup *d, uint32_t cand_id, uint32_t canon_id)
 			m = f->marks[e->cand - d->start_id];
 		} else {
 			canon = dedup__resolve_fwd_id(d, e->canon);
-			other = paired_at(d, q, d->hypot_map[canon], canon);
+			other = paired_at(d, q, hypot_of(d, canon), canon);
 		}
 		if (r == STEP_CONFLICT && other == NO_PARENT)
 			r = STEP_UNKNOWN;
