@@ -292,7 +292,9 @@ static bool named_canon(const struct dedup *d, uint32_t id, uint32_t name_off)
 /*
  * The base's canonical structs and unions named at @name_off: *@count
  * counts them, *@first is the first. A named one is in the bucket of its
- * group (dedup_compare__group), where the chain is in id order.
+ * group (dedup_compare__group), where the chain is in id order. An unnamed
+ * one's group is not by its name, and none is filed where the base has no
+ * buckets: for those every base id is looked at.
  */
 static void base_count_named(const struct dedup *d, uint32_t name_off, uint32_t *count,
 			     uint32_t *first)
