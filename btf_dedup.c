@@ -81,6 +81,19 @@ static uint32_t base_filed_index(const struct dedup_base *b, uint32_t id)
 	return id - 1 - lo;
 }
 
+/* the first base id of @group from chain link @id on, or 0 */
+static uint32_t base_in_group(const struct dedup_base *b, uint32_t id, uint32_t group)
+{
+	while (id && b->links[id].group != group)
+		id = b->links[id].next;
+	return id;
+}
+
+/* every base id @id of @group, in id order (its bucket's chain): none with no buckets */
+#define for_each_base_of_group(b, id, group)                                                   \
+	for (id = base_in_group(b, (b)->head ? (b)->head[(group) & (b)->mask] : 0, group); id; \
+	     id = base_in_group(b, (b)->links[id].next, group))
+
 /*
  * The base's types of @group filed, where not yet, as libbpf filed them
  * first of all (in id order, each with the growths its place saw): before
@@ -92,11 +105,9 @@ static int base_file(struct dedup *d, uint32_t group)
 	uint32_t id;
 	uint64_t h;
 
-	for (id = b->head ? b->head[group & b->mask] : 0; id; id = b->links[id].next) {
+	for_each_base_of_group(b, id, group) {
 		const struct btf_type *t = d->types[id];
 
-		if (b->links[id].group != group)
-			continue;
 		if (b->filed[id / 8] & 1u << id % 8) /* (the group's first: all were) */
 			return 0;
 		b->filed[id / 8] |= (uint8_t)(1u << id % 8);
@@ -311,9 +322,8 @@ static void base_count_named(const struct dedup *d, uint32_t name_off, uint32_t 
 	}
 	for (i = 0; i < 2; i++) {
 		g = dedup_compare__group_of((uint64_t)name_off << 5 | kinds[i]);
-		for (id = b->head[g & b->mask]; id; id = b->links[id].next)
-			if (b->links[id].group == g && named_canon(d, id, name_off) &&
-			    (!(*count)++ || id < *first))
+		for_each_base_of_group(b, id, g)
+			if (named_canon(d, id, name_off) && (!(*count)++ || id < *first))
 				*first = id;
 	}
 }
@@ -619,8 +629,7 @@ static int dedup_new(struct dedup *d, const struct btf_base *base, void *types, 
 		if (btf_is_var(d->types[id]) || btf_is_datasec(d->types[id]))
 			d->map[id] = id;
 	}
-	/* (hypot_map: every id UNPROCESSED, as the arena is zeroed) */
-	_Static_assert(UNPROCESSED == UINT32_MAX, "UNPROCESSED: ~0");
+	/* (hypot_map: every id UNPROCESSED, as the arena is zeroed: hypot_of) */
 	return 0;
 }
 

@@ -70,6 +70,8 @@ struct dedup {
 	struct dedup_base base;
 };
 
+_Static_assert(UNPROCESSED == ~0u, "a zeroed hypot_map reads UNPROCESSED");
+
 /* the type paired with @id on the walk under way, or UNPROCESSED */
 static inline uint32_t hypot_of(const struct dedup *d, uint32_t id)
 {
